@@ -1,0 +1,82 @@
+import { bodyLimit } from "hono/body-limit";
+import { requestId } from "hono/request-id";
+import { secureHeaders } from "hono/secure-headers";
+import { requireSession } from "./auth/require-session";
+import { config } from "./config";
+import { ApiError, errorBody } from "./http/errors";
+import { jsonBody } from "./http/json-body";
+import { logRequest } from "./http/log";
+import { router } from "./http/openapi";
+import { rateLimitAndSession } from "./rate-limit/client";
+import { login } from "./routes/authentication/login";
+import { renderDocs } from "./routes/system/docs";
+import { health } from "./routes/system/health";
+
+/** 10 MB as the contract counts it. */
+export const MAX_BODY_BYTES = 10 * 1024 * 1024;
+
+const OPENAPI = {
+  openapi: "3.1.0",
+  info: {
+    title: "Financing Partner API",
+    version: "1.0.0",
+    description:
+      "Create and manage customer financing applications (DEFERRED_PAYMENT, PAY_IN_THREE). Every error has the shape {error, error_description, requestId, errors?}.",
+  },
+};
+
+export function createApp() {
+  const app = router();
+
+  app.use("*", requestId());
+  app.use("*", logRequest);
+  app.use("*", secureHeaders());
+  app.use("*", rateLimitAndSession);
+  app.use("*", async (c, next) => {
+    if (config(c.env).REQUIRE_HTTPS && new URL(c.req.url).protocol !== "https:") {
+      throw new ApiError(403, "https_required", "requests must use HTTPS");
+    }
+    await next();
+  });
+  app.use("/financing/*", requireSession);
+  app.use(
+    "*",
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: () => {
+        throw new ApiError(413, "request_too_large", `request body exceeds ${MAX_BODY_BYTES} bytes`);
+      },
+    }),
+  );
+  app.use("/authentication/*", jsonBody);
+  app.use("/financing/*", jsonBody);
+
+  app.route("/", health);
+  app.route("/", login);
+
+  app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", { type: "http", scheme: "bearer" });
+  app.doc31("/openapi.json", OPENAPI);
+  app.get("/docs", (c) => c.html(renderDocs(app.getOpenAPI31Document(OPENAPI) as never)));
+
+  app.notFound(() => {
+    throw ApiError.notFound("route");
+  });
+  app.onError((err, c) => {
+    const apiError =
+      err instanceof ApiError
+        ? err
+        : // Anything else is our fault: log it with the request id, answer without internals.
+          (console.error(
+            JSON.stringify({
+              level: "error",
+              requestId: c.get("requestId"),
+              message: err.message,
+              stack: err.stack,
+            }),
+          ),
+          new ApiError(500, "server_error", "internal error; quote the requestId when reporting it"));
+    for (const [name, value] of Object.entries(apiError.headers)) c.header(name, value);
+    return c.json(errorBody(apiError, c.get("requestId")), apiError.status);
+  });
+  return app;
+}

@@ -1,0 +1,121 @@
+/**
+ * Hashing, token and key helpers on WebCrypto only, so that the Worker and the Node operator scripts
+ * (which have the same `crypto.subtle`) share one implementation.
+ */
+const encoder = new TextEncoder();
+
+/**
+ * The deployed Workers runtime refuses PBKDF2 above 100,000 iterations (local workerd does not), so
+ * this is the ceiling, not a choice to raise. The pepper (a Worker secret) makes a stolen database
+ * alone useless for offline guessing.
+ */
+export const PBKDF2_ITERATIONS = 100_000;
+
+export function toBase64Url(bytes: Uint8Array): string {
+  let binary = "";
+  for (const b of bytes) binary += String.fromCharCode(b);
+  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+export function fromBase64Url(text: string): Uint8Array {
+  const b64 = text.replace(/-/g, "+").replace(/_/g, "/");
+  const binary = atob(b64 + "=".repeat((4 - (b64.length % 4)) % 4));
+  return Uint8Array.from(binary, (c) => c.charCodeAt(0));
+}
+
+function toHex(buffer: ArrayBuffer): string {
+  return [...new Uint8Array(buffer)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** Unguessable random string of `bytes` random bytes, base64url (32 bytes → 43 characters). */
+export function randomSecret(bytes = 32): string {
+  return toBase64Url(crypto.getRandomValues(new Uint8Array(bytes)));
+}
+
+export async function sha256Hex(text: string): Promise<string> {
+  return toHex(await crypto.subtle.digest("SHA-256", encoder.encode(text)));
+}
+
+export async function hmacSha256Hex(key: string, message: string): Promise<string> {
+  const k = await crypto.subtle.importKey("raw", encoder.encode(key), { name: "HMAC", hash: "SHA-256" }, false, [
+    "sign",
+  ]);
+  return toHex(await crypto.subtle.sign("HMAC", k, encoder.encode(message)));
+}
+
+/** Constant-time comparison of two byte strings of any length. */
+export function constantTimeEqual(a: Uint8Array, b: Uint8Array): boolean {
+  // Compare against itself when lengths differ so that the time does not reveal the length either.
+  const same = a.byteLength === b.byteLength;
+  const right = same ? b : a;
+  let diff = same ? 0 : 1;
+  for (let i = 0; i < a.byteLength; i++) diff |= a[i]! ^ right[i]!;
+  return diff === 0;
+}
+
+async function pbkdf2(password: string, pepper: string, salt: Uint8Array, iterations: number): Promise<Uint8Array> {
+  // HMAC with the pepper first: the peppered value is fixed-length and never leaves this function.
+  const peppered = await crypto.subtle.sign(
+    "HMAC",
+    await crypto.subtle.importKey("raw", encoder.encode(pepper), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]),
+    encoder.encode(password),
+  );
+  const key = await crypto.subtle.importKey("raw", peppered, "PBKDF2", false, ["deriveBits"]);
+  const bits = await crypto.subtle.deriveBits({ name: "PBKDF2", hash: "SHA-256", salt, iterations }, key, 256);
+  return new Uint8Array(bits);
+}
+
+export async function hashPassword(password: string, pepper: string): Promise<string> {
+  const salt = crypto.getRandomValues(new Uint8Array(16));
+  const hash = await pbkdf2(password, pepper, salt, PBKDF2_ITERATIONS);
+  return `pbkdf2-sha256$${PBKDF2_ITERATIONS}$${toBase64Url(salt)}$${toBase64Url(hash)}`;
+}
+
+export async function verifyPassword(password: string, stored: string, pepper: string): Promise<boolean> {
+  const [scheme, iterations, salt, hash] = stored.split("$");
+  const n = Number(iterations);
+  if (scheme !== "pbkdf2-sha256" || !salt || !hash || !Number.isInteger(n) || n < 1 || n > PBKDF2_ITERATIONS) {
+    return false;
+  }
+  const actual = await pbkdf2(password, pepper, fromBase64Url(salt), n);
+  return constantTimeEqual(actual, fromBase64Url(hash));
+}
+
+/**
+ * A syntactically valid hash of a random password: verifying against it costs the same as a real one,
+ * so an unknown user name is not told apart from a wrong password by the response time.
+ */
+export const DECOY_PASSWORD_HASH = `pbkdf2-sha256$${PBKDF2_ITERATIONS}$AAAAAAAAAAAAAAAAAAAAAA$${"A".repeat(43)}`;
+
+async function apiKeyCipherKey(pepper: string): Promise<CryptoKey> {
+  const base = await crypto.subtle.importKey("raw", encoder.encode(pepper), "HKDF", false, ["deriveKey"]);
+  return crypto.subtle.deriveKey(
+    { name: "HKDF", hash: "SHA-256", salt: new Uint8Array(0), info: encoder.encode("financing-api/api-key/v1") },
+    base,
+    { name: "AES-GCM", length: 256 },
+    false,
+    ["encrypt", "decrypt"],
+  );
+}
+
+/** API keys must be usable in clear (they key the notification signatures), so they are encrypted, not hashed. */
+export async function encryptApiKey(apiKey: string, pepper: string): Promise<string> {
+  const iv = crypto.getRandomValues(new Uint8Array(12));
+  const sealed = await crypto.subtle.encrypt(
+    { name: "AES-GCM", iv },
+    await apiKeyCipherKey(pepper),
+    encoder.encode(apiKey),
+  );
+  return `v1.${toBase64Url(iv)}.${toBase64Url(new Uint8Array(sealed))}`;
+}
+
+export async function decryptApiKey(ciphertext: string, pepper: string): Promise<string> {
+  const [version, iv, sealed] = ciphertext.split(".");
+  if (version !== "v1" || !iv || !sealed) throw new Error("unknown API key ciphertext format");
+  const plain = await crypto.subtle.decrypt(
+    { name: "AES-GCM", iv: fromBase64Url(iv) },
+    await apiKeyCipherKey(pepper),
+    fromBase64Url(sealed),
+  );
+  return new TextDecoder().decode(plain);
+}

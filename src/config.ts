@@ -1,0 +1,61 @@
+import { z } from "zod";
+import type { Env } from "./env";
+
+const flag = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
+const positiveInt = z.coerce.number().int().positive();
+
+const DecisionLimits = z.record(z.string(), z.record(z.string(), z.number().int().nonnegative()));
+
+const ConfigSchema = z.object({
+  REQUIRE_HTTPS: flag.default(true),
+  SERVICE_TIMEZONE: z
+    .string()
+    .default("UTC")
+    .refine((tz) => {
+      try {
+        new Intl.DateTimeFormat("en-GB", { timeZone: tz });
+        return true;
+      } catch {
+        return false;
+      }
+    }, "not an IANA time zone"),
+  PUBLIC_BASE_URL: z
+    .union([z.literal(""), z.url()])
+    .optional()
+    .transform((v) => (v ? v.replace(/\/+$/, "") : undefined)),
+  RATE_LIMIT_REQUESTS: positiveInt.default(600),
+  RATE_LIMIT_WINDOW_SECONDS: positiveInt.default(60),
+  LOGIN_MAX_FAILURES: positiveInt.default(5),
+  LOGIN_FAILURE_WINDOW_SECONDS: positiveInt.default(900),
+  DECISION_LIMITS: z
+    .string()
+    .default("{}")
+    .transform((s, ctx) => {
+      const parsed = DecisionLimits.safeParse(JSON.parse(s));
+      if (!parsed.success) {
+        ctx.addIssue({ code: "custom", message: "DECISION_LIMITS must map type → currency → integer" });
+        return z.NEVER;
+      }
+      return parsed.data;
+    }),
+  AUTH_PEPPER: z.string().min(16, "AUTH_PEPPER secret must be set (at least 16 characters)"),
+});
+
+export type Config = z.infer<typeof ConfigSchema>;
+
+// Bindings are fixed for the life of an isolate: parse once per env object, fail loudly on bad config.
+const cache = new WeakMap<Env, Config>();
+
+export function config(env: Env): Config {
+  let parsed = cache.get(env);
+  if (!parsed) {
+    const result = ConfigSchema.safeParse(env);
+    if (!result.success) {
+      // Names the variable, never its value (the pepper is a secret).
+      throw new Error(`invalid configuration: ${result.error.issues.map((i) => i.path.join(".")).join(", ")}`);
+    }
+    parsed = result.data;
+    cache.set(env, parsed);
+  }
+  return parsed;
+}

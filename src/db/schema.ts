@@ -1,0 +1,236 @@
+/**
+ * The one Drizzle schema. drizzle-kit generates `migrations/` from it; wrangler and the tests apply them.
+ *
+ * Conventions: ids are ULID-like strings (creation order = id order); money is integer minor units
+ * with the currency kept once per application (the contract allows one currency per application);
+ * timestamps are Unix milliseconds, formatted with the service time zone only on output.
+ */
+import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+
+const createdAt = () => integer("created_at").notNull();
+
+export const partners = sqliteTable("partners", {
+  id: text("id").primaryKey(),
+  username: text("username").notNull().unique(),
+  /** Shown to the customer on the gateway page. */
+  displayName: text("display_name").notNull(),
+  /** `pbkdf2-sha256$<iterations>$<salt b64>$<hash b64>` over HMAC(pepper, password). */
+  passwordHash: text("password_hash").notNull(),
+  /** AES-GCM ciphertext of the API key (needed in clear to sign notifications), key derived from the pepper. */
+  apiKeyCiphertext: text("api_key_ciphertext").notNull(),
+  createdAt: createdAt(),
+});
+
+/** Only the SHA-256 of a token is stored; the raw token exists solely in the login response. */
+export const accessTokens = sqliteTable(
+  "access_tokens",
+  {
+    tokenHash: text("token_hash").primaryKey(),
+    partnerId: text("partner_id")
+      .notNull()
+      .references(() => partners.id),
+    expiresAt: integer("expires_at").notNull(),
+    revokedAt: integer("revoked_at"),
+    createdAt: createdAt(),
+  },
+  (t) => [index("access_tokens_partner_idx").on(t.partnerId, t.expiresAt)],
+);
+
+export const applications = sqliteTable(
+  "applications",
+  {
+    id: text("id").primaryKey(),
+    partnerId: text("partner_id")
+      .notNull()
+      .references(() => partners.id),
+    type: text("type").notNull(),
+    state: text("state").notNull(),
+    stateReason: text("state_reason").notNull(),
+    agreementTermsAndConditions: integer("agreement_terms_and_conditions", { mode: "boolean" }).notNull(),
+    /** Customer object as accepted (validated, unknown fields dropped). */
+    customer: text("customer", { mode: "json" }).notNull(),
+    /** Order fields that are not lines or totals: number, reservationDate, addresses, variableSymbols, deliveryCarrier, channel. */
+    orderDetails: text("order_details", { mode: "json" }).notNull(),
+    merchantUrls: text("merchant_urls", { mode: "json" }).notNull(),
+    // Columns below are denormalised from the order for filtering, sorting and the duplicate check.
+    orderNumber: text("order_number").notNull(),
+    customerEmail: text("customer_email").notNull(),
+    /** Variable symbols joined by "," (digits only, so unambiguous) for the `variableSymbol` filter. */
+    variableSymbols: text("variable_symbols").notNull(),
+    currency: text("currency").notNull(),
+    totalAmount: integer("total_amount").notNull(),
+    /** Order-level VAT as sent: [{vatRate, amount}]. */
+    totalVat: text("total_vat", { mode: "json" }).notNull(),
+    /** Total at approval: the ceiling for order changes and the base of refunds. */
+    approvedAmount: integer("approved_amount"),
+    refundedAmount: integer("refunded_amount").notNull().default(0),
+    /** SHA-256 of the gateway token carried by `gatewayRedirectUrl`. */
+    gatewayTokenHash: text("gateway_token_hash").notNull(),
+    decisionReasons: text("decision_reasons", { mode: "json" }),
+    /**
+     * Fingerprint of (type, total, currency, order number, variable symbols) while the application is
+     * inside the 20-minute duplicate window; cleared (NULL) when a later create finds it expired. The
+     * unique index makes concurrent identical creates collide in the database instead of racing.
+     */
+    duplicateFingerprint: text("duplicate_fingerprint"),
+    /** Last event sequence written for this application; events take `eventSequence + 1`. */
+    eventSequence: integer("event_sequence").notNull().default(0),
+    /** Optimistic-concurrency version: every write is `UPDATE … WHERE version = ?`. */
+    version: integer("version").notNull().default(0),
+    /** Id of the write that last changed the row; later statements of the same batch are guarded by it. */
+    writeId: text("write_id").notNull(),
+    createdAt: createdAt(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("applications_duplicate_idx").on(t.partnerId, t.duplicateFingerprint),
+    index("applications_gateway_idx").on(t.gatewayTokenHash),
+    // Keyset paging: every sortable/filterable attribute led by the partner, ending with the id.
+    index("applications_partner_id_idx").on(t.partnerId, t.id),
+    index("applications_partner_created_idx").on(t.partnerId, t.createdAt, t.id),
+    index("applications_partner_updated_idx").on(t.partnerId, t.updatedAt, t.id),
+    index("applications_partner_state_idx").on(t.partnerId, t.state, t.id),
+    index("applications_partner_reason_idx").on(t.partnerId, t.stateReason, t.id),
+    index("applications_partner_type_idx").on(t.partnerId, t.type, t.id),
+    index("applications_partner_order_number_idx").on(t.partnerId, t.orderNumber, t.id),
+    index("applications_partner_total_idx").on(t.partnerId, t.totalAmount, t.id),
+    index("applications_partner_email_idx").on(t.partnerId, t.customerEmail, t.id),
+    index("applications_partner_vs_idx").on(t.partnerId, t.variableSymbols, t.id),
+  ],
+);
+
+/** One row per order line. A partial operation splits a line: the touched units become a new line. */
+export const orderLines = sqliteTable(
+  "order_lines",
+  {
+    id: text("id").primaryKey(),
+    applicationId: text("application_id")
+      .notNull()
+      .references(() => applications.id),
+    /** Display order; a split line takes the position just after its origin. */
+    position: real("position").notNull(),
+    code: text("code").notNull(),
+    ean: text("ean"),
+    name: text("name").notNull(),
+    type: text("type").notNull(),
+    variant: text("variant"),
+    producer: text("producer"),
+    categories: text("categories", { mode: "json" }).$type<string[]>(),
+    productUrl: text("product_url"),
+    quantity: integer("quantity").notNull(),
+    unitPriceAmount: integer("unit_price_amount"),
+    totalPriceAmount: integer("total_price_amount").notNull(),
+    unitVatRate: real("unit_vat_rate"),
+    unitVatAmount: integer("unit_vat_amount"),
+    totalVatRate: real("total_vat_rate").notNull(),
+    totalVatAmount: integer("total_vat_amount").notNull(),
+    state: text("state").notNull(),
+    sentDate: text("sent_date"),
+    deliveryDate: text("delivery_date"),
+    deliveryTrackingNumber: text("delivery_tracking_number"),
+    createdAt: createdAt(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [index("order_lines_application_idx").on(t.applicationId, t.position)],
+);
+
+/** Files attached to returns. D1 rows hold up to 2 MB; a document is at most 500 kB decoded. */
+export const documents = sqliteTable(
+  "documents",
+  {
+    id: text("id").primaryKey(),
+    applicationId: text("application_id")
+      .notNull()
+      .references(() => applications.id),
+    type: text("type").notNull(),
+    filename: text("filename").notNull(),
+    mimeType: text("mime_type").notNull(),
+    content: text("content").notNull(),
+    description: text("description"),
+    variableSymbol: text("variable_symbol"),
+    size: integer("size").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index("documents_application_idx").on(t.applicationId, t.id)],
+);
+
+export const refunds = sqliteTable(
+  "refunds",
+  {
+    id: text("id").primaryKey(),
+    applicationId: text("application_id")
+      .notNull()
+      .references(() => applications.id),
+    /** `RETURN` when created by the return endpoint, `REFUND` when created directly. */
+    origin: text("origin").notNull(),
+    amount: integer("amount").notNull(),
+    currency: text("currency").notNull(),
+    reason: text("reason"),
+    variableSymbol: text("variable_symbol"),
+    createdAt: createdAt(),
+  },
+  (t) => [index("refunds_application_idx").on(t.applicationId, t.id)],
+);
+
+/** Outbox: one row per change of state or state reason, written in the same batch as the change. */
+export const events = sqliteTable(
+  "events",
+  {
+    id: text("id").primaryKey(),
+    applicationId: text("application_id")
+      .notNull()
+      .references(() => applications.id),
+    sequence: integer("sequence").notNull(),
+    state: text("state").notNull(),
+    stateReason: text("state_reason").notNull(),
+    occurredAt: integer("occurred_at").notNull(),
+    /** PENDING (not yet delivered), DELIVERED, FAILED (dead-lettered). */
+    status: text("status").notNull().default("PENDING"),
+    enqueuedAt: integer("enqueued_at"),
+    deliveredAt: integer("delivered_at"),
+  },
+  (t) => [
+    uniqueIndex("events_application_sequence_idx").on(t.applicationId, t.sequence),
+    index("events_application_id_idx").on(t.applicationId, t.id),
+    index("events_status_idx").on(t.status, t.enqueuedAt),
+  ],
+);
+
+export const notificationAttempts = sqliteTable(
+  "notification_attempts",
+  {
+    id: text("id").primaryKey(),
+    eventId: text("event_id")
+      .notNull()
+      .references(() => events.id),
+    attemptedAt: integer("attempted_at").notNull(),
+    httpStatus: integer("http_status"),
+    error: text("error"),
+    durationMs: integer("duration_ms").notNull(),
+  },
+  (t) => [index("notification_attempts_event_idx").on(t.eventId, t.id)],
+);
+
+/** Stored first responses of POST/PUT requests carrying an Idempotency-Key, per partner, for 24 hours. */
+export const idempotencyKeys = sqliteTable(
+  "idempotency_keys",
+  {
+    partnerId: text("partner_id").notNull(),
+    key: text("key").notNull(),
+    /** `METHOD path` the key was first used on. */
+    target: text("target").notNull(),
+    requestHash: text("request_hash").notNull(),
+    /** NULL while the first request is still running. */
+    responseStatus: integer("response_status"),
+    responseBody: text("response_body"),
+    responseHeaders: text("response_headers", { mode: "json" }),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.partnerId, t.key] }), index("idempotency_created_idx").on(t.createdAt)],
+);
+
+export type PartnerRow = typeof partners.$inferSelect;
+export type ApplicationRow = typeof applications.$inferSelect;
+export type OrderLineRow = typeof orderLines.$inferSelect;
+export type EventRow = typeof events.$inferSelect;
+export type RefundRow = typeof refunds.$inferSelect;

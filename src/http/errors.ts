@@ -1,0 +1,108 @@
+import { type ZodError, z } from "zod";
+
+// zod reports a missing value as a type error; name it plainly so that it maps to REQUIRED below.
+const REQUIRED_MESSAGE = "is required";
+z.config({
+  customError: (issue) =>
+    issue.code === "invalid_type" && issue.input === undefined ? REQUIRED_MESSAGE : undefined,
+});
+
+/** One problem of a 400 or 422, with `attribute` a path into the request. */
+export interface ErrorDetail {
+  code: string;
+  message: string;
+  severity: "ERROR";
+  attribute?: string;
+}
+
+export type ErrorCode =
+  | "invalid_request"
+  | "invalid_grant"
+  | "invalid_token"
+  | "https_required"
+  | "not_found"
+  | "request_too_large"
+  | "unsupported_media_type"
+  | "unprocessable"
+  | "rate_limit_exceeded"
+  | "server_error"
+  | "service_unavailable";
+
+/** The one error type every failure becomes; `app.onError` renders it as the contract's envelope. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: 400 | 401 | 403 | 404 | 413 | 415 | 422 | 429 | 500 | 503,
+    readonly error: ErrorCode,
+    readonly description: string,
+    readonly errors?: ErrorDetail[],
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(description);
+  }
+
+  static badRequest(errors: ErrorDetail[]): ApiError {
+    return new ApiError(400, "invalid_request", describe(errors), errors);
+  }
+
+  /** A business rule refused the request: 422 with the rule's code. */
+  static unprocessable(code: string, message: string, attribute?: string): ApiError {
+    const detail: ErrorDetail = { code, message, severity: "ERROR", ...(attribute ? { attribute } : {}) };
+    return new ApiError(422, "unprocessable", message, [detail]);
+  }
+
+  static notFound(what = "resource"): ApiError {
+    return new ApiError(404, "not_found", `${what} not found`);
+  }
+}
+
+function describe(errors: ErrorDetail[]): string {
+  const first = errors[0];
+  if (!first) return "invalid request";
+  const head = first.attribute ? `${first.attribute}: ${first.message}` : first.message;
+  return errors.length > 1 ? `${head} (and ${errors.length - 1} more)` : head;
+}
+
+export function detail(code: string, message: string, attribute?: string): ErrorDetail {
+  return { code, message, severity: "ERROR", ...(attribute !== undefined ? { attribute } : {}) };
+}
+
+/** `["order", "items", 0, "totalPrice"]` → `order.items[0].totalPrice`. */
+export function attributePath(path: readonly PropertyKey[], prefix = ""): string {
+  let out = prefix;
+  for (const segment of path) {
+    if (typeof segment === "number") out += `[${segment}]`;
+    else out += out ? `.${String(segment)}` : String(segment);
+  }
+  return out;
+}
+
+/** zod issues → contract error details. A missing value is REQUIRED; anything else INVALID_VALUE. */
+export function zodDetails(error: ZodError, prefix = ""): ErrorDetail[] {
+  return error.issues.map((issue) => {
+    const missing = issue.code === "invalid_type" && issue.message === REQUIRED_MESSAGE;
+    const code = missing
+      ? "REQUIRED"
+      : issue.code === "unrecognized_keys"
+        ? "UNKNOWN_PARAMETER"
+        : issue.code === "custom" && issue.params?.code
+          ? String(issue.params.code)
+          : "INVALID_VALUE";
+    return detail(code, issue.message, attributePath(issue.path, prefix) || undefined);
+  });
+}
+
+export interface ErrorBody {
+  error: ErrorCode;
+  error_description: string;
+  requestId: string;
+  errors?: ErrorDetail[];
+}
+
+export function errorBody(err: ApiError, requestId: string): ErrorBody {
+  return {
+    error: err.error,
+    error_description: err.description,
+    requestId,
+    ...(err.errors ? { errors: err.errors } : {}),
+  };
+}

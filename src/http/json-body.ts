@@ -1,0 +1,29 @@
+import { createMiddleware } from "hono/factory";
+import type { HonoEnv } from "../env";
+import { ApiError, detail } from "./errors";
+
+const JSON_MEDIA_TYPE = /^application\/([\w.-]+\+)?json$/i;
+
+/**
+ * Reads a POST/PUT body once, after the size limit has been applied, and leaves the parsed value in
+ * Hono's body cache for the validators. An empty body parses as `{}` (the spec lets several operations
+ * take one); a non-empty body must be JSON (415 otherwise) and well-formed (400 otherwise).
+ */
+export const jsonBody = createMiddleware<HonoEnv>(async (c, next) => {
+  if (c.req.method !== "POST" && c.req.method !== "PUT") return next();
+  const text = await c.req.text();
+  let parsed: unknown = {};
+  if (text.trim() !== "") {
+    const mediaType = (c.req.header("Content-Type") ?? "").split(";")[0]!.trim();
+    if (!JSON_MEDIA_TYPE.test(mediaType)) {
+      throw new ApiError(415, "unsupported_media_type", "request body must be JSON (Content-Type: application/json)");
+    }
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      throw ApiError.badRequest([detail("MALFORMED_JSON", "request body is not valid JSON")]);
+    }
+  }
+  c.req.bodyCache.json = Promise.resolve(parsed);
+  await next();
+});

@@ -1,0 +1,58 @@
+import { OpenAPIHono, z } from "@hono/zod-openapi";
+import type { HonoEnv } from "../env";
+import { ApiError, zodDetails } from "./errors";
+
+/**
+ * Every router is an OpenAPIHono built here, so that a validation failure of any route (body, query or
+ * path) becomes the contract's 400 envelope with one `errors[]` entry per problem.
+ */
+export function router() {
+  return new OpenAPIHono<HonoEnv>({
+    defaultHook: (result) => {
+      if (!result.success) throw ApiError.badRequest(zodDetails(result.error));
+    },
+  });
+}
+
+export const ErrorSchema = z
+  .object({
+    error: z.string().openapi({ example: "invalid_request" }),
+    error_description: z.string(),
+    requestId: z.string(),
+    errors: z
+      .array(
+        z.object({
+          code: z.string().openapi({ example: "INVALID_VALUE" }),
+          message: z.string(),
+          severity: z.literal("ERROR"),
+          attribute: z.string().optional().openapi({ example: "order.items[0].totalPrice.amount" }),
+        }),
+      )
+      .optional(),
+  })
+  .openapi("Error");
+
+const error = (description: string) => ({ description, content: { "application/json": { schema: ErrorSchema } } });
+
+/** The failures every partner route can answer, merged into each route's own responses. */
+export const commonErrors = {
+  400: error("Malformed request: `errors[]` names each problem"),
+  401: error("Access token missing (`invalid_request`) or invalid/expired (`invalid_token`)"),
+  404: error("Unknown resource, or one of another partner"),
+  429: error("Call quota exceeded (`Retry-After` tells when to try again)"),
+} as const;
+
+export const unprocessable = error("A business rule refused the request: `errors[].code` says which");
+
+export const bearerSecurity = [{ bearerAuth: [] }];
+
+export const jsonContent = <T extends z.ZodType>(schema: T, description: string) => ({
+  description,
+  content: { "application/json": { schema } },
+});
+
+/** Request bodies are always validated; an empty body validates as `{}`. */
+export const jsonBodyOf = <T extends z.ZodType>(schema: T) => ({
+  required: true,
+  content: { "application/json": { schema } },
+});

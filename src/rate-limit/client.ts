@@ -1,0 +1,102 @@
+import type { Context } from "hono";
+import { createMiddleware } from "hono/factory";
+import { now } from "../clock";
+import { config } from "../config";
+import type { Env, HonoEnv } from "../env";
+import { sha256Hex } from "../auth/crypto";
+import { ApiError } from "../http/errors";
+import type { HitResult, Quota, SessionRecord } from "./durable-object";
+
+export function limiter(env: Env, subject: string) {
+  return env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(subject));
+}
+
+/** Object names: a hash of the credential, never the credential itself. */
+export const tokenSubject = (tokenHash: string) => `token:${tokenHash}`;
+export const addressSubject = (address: string) => `address:${address}`;
+export const loginSubject = async (username: string) => `login:${await sha256Hex(username.toLowerCase())}`;
+
+function bearerToken(header: string | undefined): string | undefined {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? "");
+  return match?.[1];
+}
+
+async function sessionFromDatabase(env: Env, tokenHash: string, at: number): Promise<SessionRecord | null> {
+  const row = await env.DB.prepare(
+    `SELECT partner_id AS partnerId, expires_at AS expiresAt FROM access_tokens
+     WHERE token_hash = ? AND revoked_at IS NULL AND expires_at > ?`,
+  )
+    .bind(tokenHash, at)
+    .first<SessionRecord>();
+  return row ?? null;
+}
+
+/**
+ * Counts the request and resolves the bearer token in one Durable Object call: the token's object holds
+ * both its quota and its session. Requests without a valid token are counted per client address.
+ *
+ * When the object cannot be reached the service fails open: the request is served without counting
+ * (availability of a payment API matters more than exact quotas for a moment), the token is checked
+ * against D1 instead, and a warning is logged. Revocation and expiry are never relaxed.
+ */
+export const rateLimitAndSession = createMiddleware<HonoEnv>(async (c, next) => {
+  const { RATE_LIMIT_REQUESTS: limit, RATE_LIMIT_WINDOW_SECONDS: windowSeconds } = config(c.env);
+  const at = now();
+  const authorization = c.req.header("Authorization");
+  const token = bearerToken(authorization);
+  let result: HitResult | undefined;
+
+  if (token) {
+    const tokenHash = await sha256Hex(token);
+    try {
+      result = await limiter(c.env, tokenSubject(tokenHash)).hit(at, limit, windowSeconds, true);
+    } catch (error) {
+      warn(c, "rate limiter unreachable, serving unmetered", error);
+      const session = await sessionFromDatabase(c.env, tokenHash, at);
+      result = { ...unmetered(at, limit, windowSeconds), session };
+    }
+    if (result.session) c.set("session", { partnerId: result.session.partnerId, tokenHash });
+    else result = undefined;
+  }
+  if (!c.get("session")) c.set("sessionProblem", authorization === undefined ? "missing" : "invalid");
+  if (!result) {
+    const address = c.req.header("CF-Connecting-IP") ?? "unknown";
+    try {
+      result = await limiter(c.env, addressSubject(address)).hit(at, limit, windowSeconds);
+    } catch (error) {
+      warn(c, "rate limiter unreachable, serving unmetered", error);
+      result = { ...unmetered(at, limit, windowSeconds), session: null };
+    }
+  }
+
+  // Set on the context before anything can fail, so every response (errors too) reports the quota.
+  setQuotaHeaders(c, result);
+  if (!result.allowed) {
+    throw new ApiError(429, "rate_limit_exceeded", "call quota exceeded; retry after the period resets", undefined, {
+      "Retry-After": String(result.reset),
+    });
+  }
+  await next();
+});
+
+export function setQuotaHeaders(c: Context, quota: Quota): void {
+  c.header("X-Rate-Limit-Limit", String(quota.limit));
+  c.header("X-Rate-Limit-Remaining", String(quota.remaining));
+  c.header("X-Rate-Limit-Reset", String(quota.reset));
+}
+
+function unmetered(at: number, limit: number, windowSeconds: number): Quota {
+  const size = windowSeconds * 1000;
+  return { allowed: true, limit, remaining: limit, reset: Math.max(1, Math.ceil((size - (at % size)) / 1000)) };
+}
+
+function warn(c: Context<HonoEnv>, message: string, error: unknown): void {
+  console.warn(
+    JSON.stringify({
+      level: "warn",
+      requestId: c.get("requestId"),
+      message,
+      error: error instanceof Error ? error.message : String(error),
+    }),
+  );
+}

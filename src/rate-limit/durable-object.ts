@@ -1,0 +1,129 @@
+import { DurableObject } from "cloudflare:workers";
+
+export interface Quota {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  /** Seconds until the current window ends. */
+  reset: number;
+}
+
+export interface SessionRecord {
+  partnerId: string;
+  expiresAt: number;
+}
+
+export interface HitResult extends Quota {
+  /** The token's session; null when the object holds none or it has expired or been revoked. */
+  session: SessionRecord | null;
+}
+
+/**
+ * One object per rate-limited subject: an access token (named by the token's hash, never the token), a
+ * client address, or a login user name. It counts requests in fixed windows and, for tokens, also holds
+ * the session written at login, so that authenticating and rate-limiting a request is a single RPC and
+ * no D1 query.
+ *
+ * Every method is synchronous SQL with no await before its answer, so calls run one after another and
+ * counts are exact under any concurrency; SQLite storage keeps them across eviction. The caller passes
+ * `now`, so the Worker's clock (and a test's) is the only clock.
+ */
+export class RateLimiter extends DurableObject {
+  private readonly sql: SqlStorage;
+
+  constructor(ctx: DurableObjectState, env: unknown) {
+    super(ctx, env as never);
+    this.sql = ctx.storage.sql;
+    this.sql.exec(`CREATE TABLE IF NOT EXISTS windows (start INTEGER PRIMARY KEY, end INTEGER NOT NULL, count INTEGER NOT NULL)`);
+    this.sql.exec(
+      `CREATE TABLE IF NOT EXISTS session (id INTEGER PRIMARY KEY CHECK (id = 1), partner_id TEXT NOT NULL, expires_at INTEGER NOT NULL)`,
+    );
+  }
+
+  /**
+   * Counts one request and answers the quota. With `requireSession`, an object that holds no live
+   * session answers `session: null` without counting: the request is then counted against the client
+   * address instead, and a random token cannot create state here.
+   */
+  hit(now: number, limit: number, windowSeconds: number, requireSession = false): HitResult {
+    const session = this.liveSession(now);
+    if (requireSession && !session) return { ...this.quota(now, limit, windowSeconds, 0), session: null };
+    const start = windowStart(now, windowSeconds);
+    const end = start + windowSeconds * 1000;
+    const row = this.sql
+      .exec<{ count: number }>(
+        `INSERT INTO windows (start, end, count) VALUES (?, ?, 1)
+         ON CONFLICT (start) DO UPDATE SET count = count + 1 RETURNING count`,
+        start,
+        end,
+      )
+      .one();
+    if (row.count === 1) this.scheduleCleanup(end);
+    return { ...this.quota(now, limit, windowSeconds, row.count), allowed: row.count <= limit, session };
+  }
+
+  /** The quota without counting (the login throttle looks before it verifies a password). */
+  peek(now: number, limit: number, windowSeconds: number): Quota {
+    const count =
+      this.sql
+        .exec<{ count: number }>(`SELECT count FROM windows WHERE start = ?`, windowStart(now, windowSeconds))
+        .toArray()[0]?.count ?? 0;
+    return { ...this.quota(now, limit, windowSeconds, count), allowed: count < limit };
+  }
+
+  openSession(session: SessionRecord): void {
+    this.sql.exec(
+      `INSERT INTO session (id, partner_id, expires_at) VALUES (1, ?, ?)
+       ON CONFLICT (id) DO UPDATE SET partner_id = excluded.partner_id, expires_at = excluded.expires_at`,
+      session.partnerId,
+      session.expiresAt,
+    );
+    this.scheduleCleanup(session.expiresAt);
+  }
+
+  revokeSession(): void {
+    this.sql.exec(`DELETE FROM session`);
+  }
+
+  /** Drops finished windows and an expired session; an object left with nothing deletes itself. */
+  override async alarm(): Promise<void> {
+    const now = Date.now();
+    this.sql.exec(`DELETE FROM windows WHERE end <= ?`, now);
+    this.sql.exec(`DELETE FROM session WHERE expires_at <= ?`, now);
+    const next = this.sql
+      .exec<{ at: number | null }>(
+        `SELECT MIN(at) AS at FROM (SELECT end AS at FROM windows UNION ALL SELECT expires_at FROM session)`,
+      )
+      .one().at;
+    if (next === null) await this.ctx.storage.deleteAll();
+    else await this.ctx.storage.setAlarm(next);
+  }
+
+  private liveSession(now: number): SessionRecord | null {
+    const row = this.sql
+      .exec<{ partner_id: string; expires_at: number }>(`SELECT partner_id, expires_at FROM session`)
+      .toArray()[0];
+    return row && row.expires_at > now ? { partnerId: row.partner_id, expiresAt: row.expires_at } : null;
+  }
+
+  private quota(now: number, limit: number, windowSeconds: number, count: number): Quota {
+    const end = windowStart(now, windowSeconds) + windowSeconds * 1000;
+    return {
+      allowed: true,
+      limit,
+      remaining: Math.max(0, limit - count),
+      reset: Math.max(1, Math.ceil((end - now) / 1000)),
+    };
+  }
+
+  private scheduleCleanup(at: number): void {
+    // Not awaited: the output gate holds the answer until the write is durable, and the alarm handler
+    // reschedules for whatever is left, so overwriting an earlier alarm loses nothing.
+    void this.ctx.storage.setAlarm(at);
+  }
+}
+
+function windowStart(now: number, windowSeconds: number): number {
+  const size = windowSeconds * 1000;
+  return Math.floor(now / size) * size;
+}
