@@ -62,19 +62,15 @@ export function createApp() {
     throw ApiError.notFound("route");
   });
   app.onError((err, c) => {
-    const apiError =
-      err instanceof ApiError
-        ? err
-        : // Anything else is our fault: log it with the request id, answer without internals.
-          (console.error(
-            JSON.stringify({
-              level: "error",
-              requestId: c.get("requestId"),
-              message: err.message,
-              stack: err.stack,
-            }),
-          ),
-          new ApiError(500, "server_error", "internal error; quote the requestId when reporting it"));
+    let apiError: ApiError;
+    if (err instanceof ApiError) apiError = err;
+    else {
+      // Anything else is our fault: log it with the request id, answer without internals.
+      console.error(
+        JSON.stringify({ level: "error", requestId: c.get("requestId"), message: err.message, stack: err.stack }),
+      );
+      apiError = new ApiError(500, "server_error", "internal error; quote the requestId when reporting it");
+    }
     for (const [name, value] of Object.entries(apiError.headers)) c.header(name, value);
     return c.json(errorBody(apiError, c.get("requestId")), apiError.status);
   });

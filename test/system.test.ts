@@ -1,11 +1,42 @@
-import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { call, json } from "./support/api";
 
-describe("system", () => {
+describe("system endpoints", () => {
   it("GET /v1/health answers OK without a token", async () => {
-    const res = await exports.default.fetch("http://api.test/v1/health");
+    const res = await call("GET", "/v1/health");
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ status: "OK" });
-    expect(res.headers.get("X-Request-Id")).toBeTruthy();
+  });
+
+  it("GET /v1/health answers 503 in the error shape when the database does not answer", async () => {
+    const broken = {
+      prepare: () => {
+        throw new Error("D1 is down");
+      },
+    } as unknown as D1Database;
+    const res = await call("GET", "/v1/health", { vars: { DB: broken } });
+    expect(res.status).toBe(503);
+    const body = await json(res);
+    expect(body).toMatchObject({ error: "service_unavailable", requestId: res.headers.get("X-Request-Id") });
+    expect(JSON.stringify(body)).not.toContain("D1 is down");
+  });
+
+  it("GET /openapi.json is an OpenAPI 3.1 document listing login and health", async () => {
+    const res = await call("GET", "/openapi.json");
+    expect(res.status).toBe(200);
+    const doc = await json<{ openapi: string; paths: Record<string, Record<string, unknown>> }>(res);
+    expect(doc.openapi).toBe("3.1.0");
+    expect(Object.keys(doc.paths["/authentication/v1/partner"]!)).toEqual(["post"]);
+    expect(Object.keys(doc.paths["/v1/health"]!)).toEqual(["get"]);
+  });
+
+  it("GET /docs renders a reference page from the same document", async () => {
+    const res = await call("GET", "/docs");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("Content-Type")).toMatch(/^text\/html/);
+    const page = await res.text();
+    expect(page).toContain("/authentication/v1/partner");
+    expect(page).toContain("Log in and obtain an access token");
+    expect(page).not.toContain("<script");
   });
 });

@@ -3,8 +3,7 @@ import { type ZodError, z } from "zod";
 // zod reports a missing value as a type error; name it plainly so that it maps to REQUIRED below.
 const REQUIRED_MESSAGE = "is required";
 z.config({
-  customError: (issue) =>
-    issue.code === "invalid_type" && issue.input === undefined ? REQUIRED_MESSAGE : undefined,
+  customError: (issue) => (issue.code === "invalid_type" && issue.input === undefined ? REQUIRED_MESSAGE : undefined),
 });
 
 /** One problem of a 400 or 422, with `attribute` a path into the request. */

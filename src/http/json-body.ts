@@ -11,7 +11,7 @@ const JSON_MEDIA_TYPE = /^application\/([\w.-]+\+)?json$/i;
  */
 export const jsonBody = createMiddleware<HonoEnv>(async (c, next) => {
   if (c.req.method !== "POST" && c.req.method !== "PUT") return next();
-  const text = await c.req.text();
+  const text = new TextDecoder().decode(await c.req.arrayBuffer());
   let parsed: unknown = {};
   if (text.trim() !== "") {
     const mediaType = (c.req.header("Content-Type") ?? "").split(";")[0]!.trim();

@@ -1,9 +1,9 @@
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
+import { sha256Hex } from "../auth/crypto";
 import { now } from "../clock";
 import { config } from "../config";
 import type { Env, HonoEnv } from "../env";
-import { sha256Hex } from "../auth/crypto";
 import { ApiError } from "../http/errors";
 import type { HitResult, Quota, SessionRecord } from "./durable-object";
 

@@ -30,14 +30,24 @@ export interface HitResult extends Quota {
  */
 export class RateLimiter extends DurableObject {
   private readonly sql: SqlStorage;
+  private schemaReady = false;
 
   constructor(ctx: DurableObjectState, env: unknown) {
     super(ctx, env as never);
     this.sql = ctx.storage.sql;
-    this.sql.exec(`CREATE TABLE IF NOT EXISTS windows (start INTEGER PRIMARY KEY, end INTEGER NOT NULL, count INTEGER NOT NULL)`);
+    this.ensureSchema();
+  }
+
+  /** Also after the alarm's deleteAll(), which drops the tables under a still-running instance. */
+  private ensureSchema(): void {
+    if (this.schemaReady) return;
+    this.sql.exec(
+      `CREATE TABLE IF NOT EXISTS windows (start INTEGER PRIMARY KEY, end INTEGER NOT NULL, count INTEGER NOT NULL)`,
+    );
     this.sql.exec(
       `CREATE TABLE IF NOT EXISTS session (id INTEGER PRIMARY KEY CHECK (id = 1), partner_id TEXT NOT NULL, expires_at INTEGER NOT NULL)`,
     );
+    this.schemaReady = true;
   }
 
   /**
@@ -46,6 +56,7 @@ export class RateLimiter extends DurableObject {
    * address instead, and a random token cannot create state here.
    */
   hit(now: number, limit: number, windowSeconds: number, requireSession = false): HitResult {
+    this.ensureSchema();
     const session = this.liveSession(now);
     if (requireSession && !session) return { ...this.quota(now, limit, windowSeconds, 0), session: null };
     const start = windowStart(now, windowSeconds);
@@ -64,6 +75,7 @@ export class RateLimiter extends DurableObject {
 
   /** The quota without counting (the login throttle looks before it verifies a password). */
   peek(now: number, limit: number, windowSeconds: number): Quota {
+    this.ensureSchema();
     const count =
       this.sql
         .exec<{ count: number }>(`SELECT count FROM windows WHERE start = ?`, windowStart(now, windowSeconds))
@@ -72,6 +84,7 @@ export class RateLimiter extends DurableObject {
   }
 
   openSession(session: SessionRecord): void {
+    this.ensureSchema();
     this.sql.exec(
       `INSERT INTO session (id, partner_id, expires_at) VALUES (1, ?, ?)
        ON CONFLICT (id) DO UPDATE SET partner_id = excluded.partner_id, expires_at = excluded.expires_at`,
@@ -82,11 +95,13 @@ export class RateLimiter extends DurableObject {
   }
 
   revokeSession(): void {
+    this.ensureSchema();
     this.sql.exec(`DELETE FROM session`);
   }
 
   /** Drops finished windows and an expired session; an object left with nothing deletes itself. */
   override async alarm(): Promise<void> {
+    this.ensureSchema();
     const now = Date.now();
     this.sql.exec(`DELETE FROM windows WHERE end <= ?`, now);
     this.sql.exec(`DELETE FROM session WHERE expires_at <= ?`, now);
@@ -95,8 +110,10 @@ export class RateLimiter extends DurableObject {
         `SELECT MIN(at) AS at FROM (SELECT end AS at FROM windows UNION ALL SELECT expires_at FROM session)`,
       )
       .one().at;
-    if (next === null) await this.ctx.storage.deleteAll();
-    else await this.ctx.storage.setAlarm(next);
+    if (next === null) {
+      await this.ctx.storage.deleteAll();
+      this.schemaReady = false;
+    } else await this.ctx.storage.setAlarm(next);
   }
 
   private liveSession(now: number): SessionRecord | null {

@@ -7,7 +7,10 @@ type Operation = {
   requestBody?: { content?: Record<string, { schema?: unknown }> };
   responses?: Record<string, { description?: string }>;
 };
-type Document = { info: { title: string; version: string; description?: string }; paths?: Record<string, Record<string, Operation>> };
+type Document = {
+  info: { title: string; version: string; description?: string };
+  paths?: Record<string, Record<string, Operation>>;
+};
 
 const escapeJson = (value: unknown) => JSON.stringify(value, null, 2);
 

@@ -1,0 +1,27 @@
+/**
+ * `npm start`: the local API in one command. Applies migrations to the embedded D1, ensures the demo
+ * partner, prints its credentials and serves on http://127.0.0.1:8787. Arguments after `--` go to
+ * `wrangler dev` (for example `npm start -- --port 9000 --var RATE_LIMIT_REQUESTS:50`).
+ */
+import { spawn } from "node:child_process";
+import { ensureDevVars, partnerSql, wrangler } from "./lib";
+
+const DEMO = { username: "demo", password: "demo-password", apiKey: "demo-api-key" };
+
+const vars = ensureDevVars();
+wrangler(["d1", "migrations", "apply", "DB", "--local"]);
+wrangler(["d1", "execute", "DB", "--local", "--command", await partnerSql(DEMO, vars.AUTH_PEPPER!, true)], {
+  quiet: true,
+});
+
+const args = process.argv.slice(2);
+const has = (flag: string) => args.some((a) => a === flag || a.startsWith(`${flag}=`));
+const devArgs = ["dev", ...(has("--ip") ? [] : ["--ip", "127.0.0.1"]), ...(has("--port") ? [] : ["--port", "8787"])];
+const port = args[args.indexOf("--port") + 1] ?? "8787";
+
+console.log(`\nDemo partner (local only): ${JSON.stringify(DEMO)}`);
+console.log(`Serving on http://127.0.0.1:${has("--port") ? port : "8787"}  (docs: /docs, OpenAPI: /openapi.json)\n`);
+
+const child = spawn("npm", ["exec", "--", "wrangler", ...devArgs, ...args], { stdio: "inherit" });
+for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => child.kill(signal));
+child.on("exit", (code) => process.exit(code ?? 0));

@@ -1,0 +1,85 @@
+import { createExecutionContext, SELF, waitOnExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { createApp } from "../../src/app";
+import { encryptApiKey, hashPassword, randomSecret } from "../../src/auth/crypto";
+import type { Env } from "../../src/env";
+import { newId } from "../../src/ids";
+
+export const BASE = "http://api.test";
+
+export interface CallOptions {
+  token?: string;
+  /** A value is sent as JSON; a string as it is. */
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** Variables to override for this request only (goes through the same app with a modified env). */
+  vars?: Partial<Env>;
+}
+
+/** One request through the Worker's real entry point (or the same app with overridden variables). */
+export async function call(method: string, path: string, options: CallOptions = {}): Promise<Response> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.token) headers.Authorization = `Bearer ${options.token}`;
+  let body: string | undefined;
+  if (options.body !== undefined) {
+    body = typeof options.body === "string" ? options.body : JSON.stringify(options.body);
+    headers["Content-Type"] ??= "application/json";
+  }
+  const url = path.startsWith("http") ? path : `${BASE}${path}`;
+  if (!options.vars) return SELF.fetch(url, { method, headers, body });
+  const ctx = createExecutionContext();
+  const res = await createApp().request(url, { method, headers, body }, { ...env, ...options.vars }, ctx);
+  await waitOnExecutionContext(ctx);
+  return res;
+}
+
+export interface TestPartner {
+  id: string;
+  username: string;
+  password: string;
+  apiKey: string;
+}
+
+/** A partner of its own for every test, so tests never depend on each other's data. */
+export async function createPartner(): Promise<TestPartner> {
+  const partner = {
+    id: newId(),
+    username: `partner-${newId().toLowerCase()}`,
+    password: randomSecret(12),
+    apiKey: randomSecret(24),
+  };
+  await env.DB.prepare(
+    `INSERT INTO partners (id, username, display_name, password_hash, api_key_ciphertext, created_at)
+     VALUES (?, ?, ?, ?, ?, ?)`,
+  )
+    .bind(
+      partner.id,
+      partner.username,
+      `Shop ${partner.username}`,
+      await hashPassword(partner.password, env.AUTH_PEPPER),
+      await encryptApiKey(partner.apiKey, env.AUTH_PEPPER),
+      Date.now(),
+    )
+    .run();
+  return partner;
+}
+
+export async function login(partner: TestPartner): Promise<string> {
+  const res = await call("POST", "/authentication/v1/partner", {
+    body: { username: partner.username, password: partner.password },
+  });
+  if (res.status !== 200) throw new Error(`login failed: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { accessToken: string }).accessToken;
+}
+
+/** A new partner and a token of theirs. */
+export async function signIn(): Promise<{ partner: TestPartner; token: string }> {
+  const partner = await createPartner();
+  return { partner, token: await login(partner) };
+}
+
+export async function json<T = Record<string, unknown>>(res: Response): Promise<T> {
+  return (await res.json()) as T;
+}
+
+export const isRequestId = (value: unknown) => typeof value === "string" && value.length > 0;
