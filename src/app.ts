@@ -9,6 +9,7 @@ import { logRequest } from "./http/log";
 import { router } from "./http/openapi";
 import { rateLimitAndSession } from "./rate-limit/client";
 import { login } from "./routes/authentication/login";
+import { logout } from "./routes/authentication/logout";
 import { renderDocs } from "./routes/system/docs";
 import { health } from "./routes/system/health";
 
@@ -53,6 +54,7 @@ export function createApp() {
 
   app.route("/", health);
   app.route("/", login);
+  app.route("/", logout);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", { type: "http", scheme: "bearer" });
   app.doc31("/openapi.json", OPENAPI);
