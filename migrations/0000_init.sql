@@ -23,22 +23,21 @@ CREATE TABLE `applications` (
 	`variable_symbols` text NOT NULL,
 	`currency` text NOT NULL,
 	`total_amount` integer NOT NULL,
-	`total_vat` text NOT NULL,
 	`approved_amount` integer,
 	`refunded_amount` integer DEFAULT 0 NOT NULL,
-	`gateway_token_hash` text NOT NULL,
 	`decision_reasons` text,
+	`decided_at` integer,
+	`cancel_reason` text,
+	`custom_cancel_reason` text,
 	`duplicate_fingerprint` text,
 	`event_sequence` integer DEFAULT 0 NOT NULL,
 	`version` integer DEFAULT 0 NOT NULL,
-	`write_id` text NOT NULL,
 	`created_at` integer NOT NULL,
 	`updated_at` integer NOT NULL,
 	FOREIGN KEY (`partner_id`) REFERENCES `partners`(`id`) ON UPDATE no action ON DELETE no action
 );
 --> statement-breakpoint
 CREATE UNIQUE INDEX `applications_duplicate_idx` ON `applications` (`partner_id`,`duplicate_fingerprint`);--> statement-breakpoint
-CREATE INDEX `applications_gateway_idx` ON `applications` (`gateway_token_hash`);--> statement-breakpoint
 CREATE INDEX `applications_partner_id_idx` ON `applications` (`partner_id`,`id`);--> statement-breakpoint
 CREATE INDEX `applications_partner_created_idx` ON `applications` (`partner_id`,`created_at`,`id`);--> statement-breakpoint
 CREATE INDEX `applications_partner_updated_idx` ON `applications` (`partner_id`,`updated_at`,`id`);--> statement-breakpoint
@@ -155,4 +154,9 @@ CREATE TABLE `refunds` (
 	FOREIGN KEY (`application_id`) REFERENCES `applications`(`id`) ON UPDATE no action ON DELETE no action
 );
 --> statement-breakpoint
-CREATE INDEX `refunds_application_idx` ON `refunds` (`application_id`,`id`);
+CREATE INDEX `refunds_application_idx` ON `refunds` (`application_id`,`id`);--> statement-breakpoint
+CREATE TABLE `write_guard` (
+	`id` integer PRIMARY KEY NOT NULL,
+	`ok` integer NOT NULL,
+	CONSTRAINT "write_guard_ok" CHECK("write_guard"."ok" = 1)
+);

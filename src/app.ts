@@ -1,13 +1,17 @@
 import { bodyLimit } from "hono/body-limit";
+import { HTTPException } from "hono/http-exception";
 import { requestId } from "hono/request-id";
 import { secureHeaders } from "hono/secure-headers";
 import { requireSession } from "./auth/require-session";
 import { config } from "./config";
-import { ApiError, errorBody } from "./http/errors";
+import { ApiError, detail, errorBody } from "./http/errors";
 import { jsonBody } from "./http/json-body";
 import { logRequest } from "./http/log";
 import { router } from "./http/openapi";
 import { rateLimitAndSession } from "./rate-limit/client";
+import { cancelApplication } from "./routes/applications/cancel";
+import { createApplication } from "./routes/applications/create";
+import { getApplication } from "./routes/applications/get";
 import { login } from "./routes/authentication/login";
 import { logout } from "./routes/authentication/logout";
 import { renderDocs } from "./routes/system/docs";
@@ -55,6 +59,9 @@ export function createApp() {
   app.route("/", health);
   app.route("/", login);
   app.route("/", logout);
+  app.route("/", createApplication);
+  app.route("/", getApplication);
+  app.route("/", cancelApplication);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", { type: "http", scheme: "bearer" });
   app.doc31("/openapi.json", OPENAPI);
@@ -66,7 +73,9 @@ export function createApp() {
   app.onError((err, c) => {
     let apiError: ApiError;
     if (err instanceof ApiError) apiError = err;
-    else {
+    else if (err instanceof HTTPException && err.status < 500) {
+      apiError = ApiError.badRequest([detail("INVALID_REQUEST", err.message)]);
+    } else {
       // Anything else is our fault: log it with the request id, answer without internals.
       console.error(
         JSON.stringify({ level: "error", requestId: c.get("requestId"), message: err.message, stack: err.stack }),

@@ -5,7 +5,8 @@
  * with the currency kept once per application (the contract allows one currency per application);
  * timestamps are Unix milliseconds, formatted with the service time zone only on output.
  */
-import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { sql } from "drizzle-orm";
+import { check, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 const createdAt = () => integer("created_at").notNull();
 
@@ -58,15 +59,15 @@ export const applications = sqliteTable(
     /** Variable symbols joined by "," (digits only, so unambiguous) for the `variableSymbol` filter. */
     variableSymbols: text("variable_symbols").notNull(),
     currency: text("currency").notNull(),
+    /** Financed total: the sum of the lines that are not cancelled (kept with every line change). */
     totalAmount: integer("total_amount").notNull(),
-    /** Order-level VAT as sent: [{vatRate, amount}]. */
-    totalVat: text("total_vat", { mode: "json" }).notNull(),
     /** Total at approval: the ceiling for order changes and the base of refunds. */
     approvedAmount: integer("approved_amount"),
     refundedAmount: integer("refunded_amount").notNull().default(0),
-    /** SHA-256 of the gateway token carried by `gatewayRedirectUrl`. */
-    gatewayTokenHash: text("gateway_token_hash").notNull(),
-    decisionReasons: text("decision_reasons", { mode: "json" }),
+    decisionReasons: text("decision_reasons", { mode: "json" }).$type<string[]>(),
+    decidedAt: integer("decided_at"),
+    cancelReason: text("cancel_reason"),
+    customCancelReason: text("custom_cancel_reason"),
     /**
      * Fingerprint of (type, total, currency, order number, variable symbols) while the application is
      * inside the 20-minute duplicate window; cleared (NULL) when a later create finds it expired. The
@@ -75,16 +76,13 @@ export const applications = sqliteTable(
     duplicateFingerprint: text("duplicate_fingerprint"),
     /** Last event sequence written for this application; events take `eventSequence + 1`. */
     eventSequence: integer("event_sequence").notNull().default(0),
-    /** Optimistic-concurrency version: every write is `UPDATE … WHERE version = ?`. */
+    /** Optimistic-concurrency version: every write is `UPDATE … WHERE version = ?` (see write_guard). */
     version: integer("version").notNull().default(0),
-    /** Id of the write that last changed the row; later statements of the same batch are guarded by it. */
-    writeId: text("write_id").notNull(),
     createdAt: createdAt(),
     updatedAt: integer("updated_at").notNull(),
   },
   (t) => [
     uniqueIndex("applications_duplicate_idx").on(t.partnerId, t.duplicateFingerprint),
-    index("applications_gateway_idx").on(t.gatewayTokenHash),
     // Keyset paging: every sortable/filterable attribute led by the partner, ending with the id.
     index("applications_partner_id_idx").on(t.partnerId, t.id),
     index("applications_partner_created_idx").on(t.partnerId, t.createdAt, t.id),
@@ -234,3 +232,15 @@ export type ApplicationRow = typeof applications.$inferSelect;
 export type OrderLineRow = typeof orderLines.$inferSelect;
 export type EventRow = typeof events.$inferSelect;
 export type RefundRow = typeof refunds.$inferSelect;
+
+/**
+ * D1 has no interactive transactions, only atomic batches. A write batch starts with a conditional
+ * UPDATE of the application (`WHERE version = ?`) followed by `INSERT OR REPLACE INTO write_guard
+ * VALUES (1, changes())`: when the update matched nothing, the CHECK fails, and the whole batch rolls
+ * back, so no later statement needs its own guard. The table holds at most one row.
+ */
+export const writeGuard = sqliteTable(
+  "write_guard",
+  { id: integer("id").primaryKey(), ok: integer("ok").notNull() },
+  (t) => [check("write_guard_ok", sql`${t.ok} = 1`)],
+);

@@ -1,10 +1,4 @@
-import { type ZodError, z } from "zod";
-
-// zod reports a missing value as a type error; name it plainly so that it maps to REQUIRED below.
-const REQUIRED_MESSAGE = "is required";
-z.config({
-  customError: (issue) => (issue.code === "invalid_type" && issue.input === undefined ? REQUIRED_MESSAGE : undefined),
-});
+import type { ZodError } from "zod";
 
 /** One problem of a 400 or 422, with `attribute` a path into the request. */
 export interface ErrorDetail {
@@ -66,8 +60,8 @@ export function detail(code: string, message: string, attribute?: string): Error
 }
 
 /** `["order", "items", 0, "totalPrice"]` → `order.items[0].totalPrice`. */
-export function attributePath(path: readonly PropertyKey[], prefix = ""): string {
-  let out = prefix;
+export function attributePath(path: readonly PropertyKey[]): string {
+  let out = "";
   for (const segment of path) {
     if (typeof segment === "number") out += `[${segment}]`;
     else out += out ? `.${String(segment)}` : String(segment);
@@ -75,18 +69,30 @@ export function attributePath(path: readonly PropertyKey[], prefix = ""): string
   return out;
 }
 
-/** zod issues → contract error details. A missing value is REQUIRED; anything else INVALID_VALUE. */
-export function zodDetails(error: ZodError, prefix = ""): ErrorDetail[] {
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let value = input;
+  for (const key of path) {
+    if (value === null || typeof value !== "object") return undefined;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value;
+}
+
+/**
+ * zod issues → contract error details. An issue about a value absent from `input` is REQUIRED (zod
+ * words it as a type or option mismatch); a refinement may name its own code; anything else is
+ * INVALID_VALUE.
+ */
+export function zodDetails(error: ZodError, input: unknown): ErrorDetail[] {
   return error.issues.map((issue) => {
-    const missing = issue.code === "invalid_type" && issue.message === REQUIRED_MESSAGE;
-    const code = missing
-      ? "REQUIRED"
-      : issue.code === "unrecognized_keys"
-        ? "UNKNOWN_PARAMETER"
-        : issue.code === "custom" && issue.params?.code
-          ? String(issue.params.code)
-          : "INVALID_VALUE";
-    return detail(code, issue.message, attributePath(issue.path, prefix) || undefined);
+    const attribute = attributePath(issue.path) || undefined;
+    if (issue.code === "custom" && issue.params?.code) {
+      return detail(String(issue.params.code), issue.message, attribute);
+    }
+    if (issue.code !== "custom" && valueAt(input, issue.path) === undefined) {
+      return detail("REQUIRED", "is required", attribute);
+    }
+    return detail(issue.code === "unrecognized_keys" ? "UNKNOWN_PARAMETER" : "INVALID_VALUE", issue.message, attribute);
   });
 }
 

@@ -12,18 +12,20 @@ const JSON_MEDIA_TYPE = /^application\/([\w.-]+\+)?json$/i;
 export const jsonBody = createMiddleware<HonoEnv>(async (c, next) => {
   if (c.req.method !== "POST" && c.req.method !== "PUT") return next();
   const text = new TextDecoder().decode(await c.req.arrayBuffer());
-  let parsed: unknown = {};
-  if (text.trim() !== "") {
+  const empty = text.trim() === "";
+  if (!empty) {
     const mediaType = (c.req.header("Content-Type") ?? "").split(";")[0]!.trim();
     if (!JSON_MEDIA_TYPE.test(mediaType)) {
       throw new ApiError(415, "unsupported_media_type", "request body must be JSON (Content-Type: application/json)");
     }
     try {
-      parsed = JSON.parse(text);
+      JSON.parse(text);
     } catch {
       throw ApiError.badRequest([detail("MALFORMED_JSON", "request body is not valid JSON")]);
     }
   }
-  c.req.bodyCache.json = Promise.resolve(parsed);
+  // Hono's json() parses the cached text: an empty body reads as `{}`.
+  // (The cache holds promises at run time, whatever its declared type says.)
+  (c.req.bodyCache as Record<string, unknown>).text = Promise.resolve(empty ? "{}" : text);
   await next();
 });

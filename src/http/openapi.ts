@@ -9,7 +9,9 @@ import { ApiError, zodDetails } from "./errors";
 export function router() {
   return new OpenAPIHono<HonoEnv>({
     defaultHook: (result) => {
-      if (!result.success) throw ApiError.badRequest(zodDetails(result.error));
+      // @hono/zod-validator passes the raw input as `data`, so that missing values can be told apart.
+      if (!result.success)
+        throw ApiError.badRequest(zodDetails(result.error, "data" in result ? result.data : undefined));
     },
   });
 }

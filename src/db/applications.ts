@@ -1,0 +1,182 @@
+/**
+ * Reads and writes of the application aggregate (application, order lines, documents, refunds,
+ * events). Every write is one `db.batch` led by a conditional update of the application's version.
+ */
+import { and, asc, eq, sql } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
+import type { ApplicationState, LineState, StateReason } from "../domain/application-state";
+import type { Line, LinesChange } from "../domain/order-lines";
+import { ApiError } from "../http/errors";
+import { newId } from "../ids";
+import type { Database } from "./client";
+import { type ApplicationRow, applications, documents, events, type OrderLineRow, orderLines } from "./schema";
+
+export type StoredLine = Line & Omit<OrderLineRow, "state"> & { state: LineState };
+
+export interface Aggregate {
+  application: ApplicationRow & { state: ApplicationState; stateReason: StateReason };
+  lines: StoredLine[];
+  documents: { id: string; type: string; filename: string; description: string | null }[];
+}
+
+/** The application with its lines and documents in one round trip; 404 when absent or another partner's. */
+export async function loadAggregate(db: Database, partnerId: string, applicationId: string): Promise<Aggregate> {
+  const [found, lines, docs] = await db.batch([
+    db
+      .select()
+      .from(applications)
+      .where(and(eq(applications.id, applicationId), eq(applications.partnerId, partnerId))),
+    db
+      .select()
+      .from(orderLines)
+      .where(eq(orderLines.applicationId, applicationId))
+      .orderBy(asc(orderLines.position), asc(orderLines.id)),
+    db
+      .select({
+        id: documents.id,
+        type: documents.type,
+        filename: documents.filename,
+        description: documents.description,
+      })
+      .from(documents)
+      .where(eq(documents.applicationId, applicationId))
+      .orderBy(asc(documents.id)),
+  ]);
+  const application = found[0];
+  if (!application) throw ApiError.notFound("application");
+  return {
+    application: application as Aggregate["application"],
+    lines: lines as StoredLine[],
+    documents: docs,
+  };
+}
+
+/** Raised when another request changed the application between our read and our write. */
+export class WriteConflict extends Error {}
+
+/**
+ * Runs `attempt` (load, decide, write) again when it lost a race: each round re-reads the state, so the
+ * decision is always taken on what the write will actually change. D1 serialises writes, so at least
+ * one racer wins every round.
+ */
+export async function withRetries<T>(attempt: () => Promise<T>, rounds = 25): Promise<T> {
+  for (let round = 1; ; round++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (!(error instanceof WriteConflict) || round >= rounds) throw error;
+    }
+  }
+}
+
+/** Executes a write batch; a failed guard means a concurrent write won, reported as WriteConflict. */
+export async function commit(db: Database, statements: [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]) {
+  try {
+    return await db.batch(statements);
+  } catch (error) {
+    if (isConstraintError(error, "write_guard_ok")) throw new WriteConflict();
+    throw error;
+  }
+}
+
+/** Whether a D1 error (possibly wrapped by Drizzle) is the violation of the named constraint or index. */
+export function isConstraintError(error: unknown, name: string): boolean {
+  for (let e: unknown = error; e; e = (e as { cause?: unknown }).cause) {
+    if (String((e as Error).message ?? e).includes(name)) return true;
+  }
+  return false;
+}
+
+export interface ApplicationPatch {
+  state?: ApplicationState;
+  stateReason?: StateReason;
+  totalAmount?: number;
+  approvedAmount?: number;
+  decisionReasons?: string[];
+  decidedAt?: number;
+  cancelReason?: string;
+  customCancelReason?: string | null;
+  agreementTermsAndConditions?: boolean;
+  /** Extra amount refunded by this write. */
+  refund?: number;
+}
+
+/**
+ * The statements that start every write: the conditional update of the application (bumping its
+ * version, and its event sequence when state or reason change, with the event row itself) and the
+ * guard that aborts the batch when the update matched nothing.
+ */
+export function applicationWrite(
+  db: Database,
+  current: Aggregate["application"],
+  patch: ApplicationPatch,
+  at: number,
+): {
+  statements: [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]];
+  eventIds: string[];
+  next: Aggregate["application"];
+} {
+  const { refund, ...fields } = patch;
+  const state = patch.state ?? current.state;
+  const stateReason = patch.stateReason ?? current.stateReason;
+  const changed = state !== current.state || stateReason !== current.stateReason;
+  const sequence = current.eventSequence + (changed ? 1 : 0);
+  const statements: [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]] = [
+    db
+      .update(applications)
+      .set({
+        ...fields,
+        ...(refund ? { refundedAmount: sql`${applications.refundedAmount} + ${refund}` } : {}),
+        eventSequence: sequence,
+        version: current.version + 1,
+        updatedAt: at,
+      })
+      .where(and(eq(applications.id, current.id), eq(applications.version, current.version))),
+    db.run(sql`INSERT OR REPLACE INTO write_guard (id, ok) VALUES (1, changes())`),
+  ];
+  const eventIds: string[] = [];
+  if (changed) {
+    const event = { id: newId(at), applicationId: current.id, sequence, state, stateReason, occurredAt: at };
+    statements.push(db.insert(events).values(event));
+    eventIds.push(event.id);
+  }
+  const next = {
+    ...current,
+    ...fields,
+    state,
+    stateReason,
+    refundedAmount: current.refundedAmount + (refund ?? 0),
+    eventSequence: sequence,
+    version: current.version + 1,
+    updatedAt: at,
+  };
+  return { statements, eventIds, next };
+}
+
+/** Inserts for the lines a change created and updates for those it changed. */
+export function lineWrites(db: Database, change: LinesChange, at: number): BatchItem<"sqlite">[] {
+  const byId = new Map(change.lines.map((l) => [l.id, l as StoredLine]));
+  const created = new Set(change.created);
+  return [
+    ...change.updated.map((id) => {
+      const line = byId.get(id)!;
+      return db
+        .update(orderLines)
+        .set({
+          quantity: line.quantity,
+          totalPriceAmount: line.totalPriceAmount,
+          totalVatAmount: line.totalVatAmount,
+          state: line.state,
+          sentDate: line.sentDate,
+          deliveryDate: line.deliveryDate,
+          deliveryTrackingNumber: line.deliveryTrackingNumber,
+          updatedAt: at,
+        })
+        .where(eq(orderLines.id, id));
+    }),
+    ...[...created].map((id) => {
+      const { id: _, ...line } = byId.get(id)!;
+      return db.insert(orderLines).values({ ...line, id, createdAt: at, updatedAt: at });
+    }),
+  ];
+}

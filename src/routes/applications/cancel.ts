@@ -1,0 +1,43 @@
+import { createRoute } from "@hono/zod-openapi";
+import { applyToLines } from "../../domain/order-lines";
+import { bearerSecurity, commonErrors, jsonBodyOf, jsonContent, router, unprocessable } from "../../http/openapi";
+import { newId } from "../../ids";
+import { assertPermitted, operate } from "./operate";
+import { presentApplication, presentContext } from "./present";
+import { Application, ApplicationIdParam, CancelApplicationRequest } from "./schema";
+
+const route = createRoute({
+  method: "put",
+  path: "/financing/v1/applications/{applicationId}/cancel",
+  tags: ["Applications"],
+  summary: "Cancel an application",
+  description:
+    "Allowed in PROCESSING, and in READY while no item is sent or delivered; the application becomes CANCELLED / CANCELLED_NOT_PAID and every line CANCELLED. `reason` defaults to APPLICATION_CANCELLED_OTHER. Refusals (422): APPLICATION_REJECTED, APPLICATION_ALREADY_CANCELLED, ORDER_ALREADY_SENT.",
+  security: bearerSecurity,
+  request: { params: ApplicationIdParam, body: jsonBodyOf(CancelApplicationRequest) },
+  responses: {
+    200: jsonContent(Application, "The cancelled application"),
+    ...commonErrors,
+    422: unprocessable,
+  },
+});
+
+export const cancelApplication = router().openapi(route, async (c) => {
+  const { reason, customReason } = c.req.valid("json");
+  const aggregate = await operate(c, c.req.valid("param").applicationId, (current) => {
+    assertPermitted("CANCEL", current);
+    const lines = applyToLines(current.lines, undefined, (l) => l.state !== "CANCELLED", { state: "CANCELLED" }, newId);
+    if (!lines.ok) throw new Error("cancelling every line cannot fail");
+    return {
+      patch: {
+        state: "CANCELLED",
+        stateReason: "CANCELLED_NOT_PAID",
+        totalAmount: 0,
+        cancelReason: reason,
+        customCancelReason: customReason ?? null,
+      },
+      lines: lines.value,
+    };
+  });
+  return c.json(await presentApplication(aggregate, presentContext(c)), 200);
+});

@@ -1,0 +1,24 @@
+import { createRoute } from "@hono/zod-openapi";
+import { session } from "../../auth/require-session";
+import { loadAggregate } from "../../db/applications";
+import { database } from "../../db/client";
+import { bearerSecurity, commonErrors, jsonContent, router } from "../../http/openapi";
+import { presentApplication, presentContext } from "./present";
+import { Application, ApplicationIdParam } from "./schema";
+
+const route = createRoute({
+  method: "get",
+  path: "/financing/v1/applications/{applicationId}",
+  tags: ["Applications"],
+  summary: "Read an application",
+  description:
+    "The application with its state, state reason, customer, and order: lines with their states, the financed total, `refundedPrice` and `refundablePrice`, and documents.",
+  security: bearerSecurity,
+  request: { params: ApplicationIdParam },
+  responses: { 200: jsonContent(Application, "The application"), ...commonErrors },
+});
+
+export const getApplication = router().openapi(route, async (c) => {
+  const aggregate = await loadAggregate(database(c.env), session(c).partnerId, c.req.valid("param").applicationId);
+  return c.json(await presentApplication(aggregate, presentContext(c)), 200);
+});

@@ -1,0 +1,136 @@
+/**
+ * Rows → the partner's view. Totals, VAT per rate and the order state are derived from the lines here,
+ * never stored twice. Absent optional values are omitted, not null.
+ */
+import type { z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { formatDateTime } from "../../clock";
+import { config } from "../../config";
+import type { Aggregate, StoredLine } from "../../db/applications";
+import { deriveOrderState } from "../../domain/application-state";
+import { financedAmount } from "../../domain/order-lines";
+import type { HonoEnv } from "../../env";
+import { gatewayUrl } from "../../gateway/token";
+import type { Application, CustomerInput, OrderWithApplication } from "./schema";
+
+export interface PresentContext {
+  timeZone: string;
+  baseUrl: string;
+  pepper: string;
+}
+
+/** Order fields kept as sent, besides lines and totals. */
+export interface OrderDetails {
+  number: string;
+  reservationDate?: number;
+  addresses?: Record<string, string>[];
+  variableSymbols: string[];
+  deliveryCarrier?: { carrierId: string };
+  channel?: string;
+}
+
+type ApplicationView = z.infer<typeof Application>;
+type OrderView = z.infer<typeof OrderWithApplication>;
+
+const money = (amount: number, currency: string) => ({ amount, currency });
+
+function present<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null && v !== undefined)) as T;
+}
+
+function item(line: StoredLine, currency: string) {
+  return present({
+    code: line.code,
+    ean: line.ean,
+    name: line.name,
+    type: line.type,
+    variant: line.variant,
+    producer: line.producer,
+    categories: line.categories,
+    quantity: line.quantity,
+    unitPrice: line.unitPriceAmount === null ? null : money(line.unitPriceAmount, currency),
+    totalPrice: money(line.totalPriceAmount, currency),
+    unitVat:
+      line.unitVatRate === null || line.unitVatAmount === null
+        ? null
+        : { vatRate: line.unitVatRate, amount: line.unitVatAmount, currency },
+    totalVat: { vatRate: line.totalVatRate, amount: line.totalVatAmount, currency },
+    productUrl: line.productUrl,
+    state: line.state,
+    sentDate: line.sentDate,
+    deliveryDate: line.deliveryDate,
+    deliveryTrackingNumber: line.deliveryTrackingNumber,
+  }) as OrderView["items"][number];
+}
+
+/** VAT of the lines that are not cancelled, summed per rate in order of first appearance. */
+function vatPerRate(lines: readonly StoredLine[], currency: string) {
+  const perRate = new Map<number, number>();
+  for (const line of lines) {
+    if (line.state === "CANCELLED") continue;
+    perRate.set(line.totalVatRate, (perRate.get(line.totalVatRate) ?? 0) + line.totalVatAmount);
+  }
+  return [...perRate].map(([vatRate, amount]) => ({ vatRate, amount, currency }));
+}
+
+export function presentOrder(aggregate: Aggregate, ctx: PresentContext): OrderView {
+  const { application: app, lines } = aggregate;
+  const details = app.orderDetails as OrderDetails;
+  const financed = financedAmount(lines);
+  return present({
+    number: details.number,
+    reservationDate:
+      details.reservationDate === undefined ? undefined : formatDateTime(details.reservationDate, ctx.timeZone),
+    state: deriveOrderState(lines.map((l) => l.state)),
+    totalPrice: money(financed, app.currency),
+    totalVat: vatPerRate(lines, app.currency),
+    refundedPrice: money(app.refundedAmount, app.currency),
+    refundablePrice: money(financed - app.refundedAmount, app.currency),
+    items: lines.map((line) => item(line, app.currency)),
+    addresses: details.addresses,
+    variableSymbols: details.variableSymbols,
+    deliveryCarrier: details.deliveryCarrier,
+    channel: details.channel,
+    documents: aggregate.documents.map((d) =>
+      present({
+        id: d.id,
+        type: d.type,
+        filename: d.filename,
+        description: d.description,
+        url: `${ctx.baseUrl}/financing/v1/applications/${app.id}/documents/${d.id}`,
+      }),
+    ),
+    applicationInfo: { id: app.id, state: app.state, stateReason: app.stateReason },
+  }) as OrderView;
+}
+
+export async function presentApplication(aggregate: Aggregate, ctx: PresentContext): Promise<ApplicationView> {
+  const { application: app } = aggregate;
+  const { applicationInfo: _, ...order } = presentOrder(aggregate, ctx);
+  return present({
+    id: app.id,
+    type: app.type,
+    state: app.state,
+    stateReason: app.stateReason,
+    agreementTermsAndConditions: app.agreementTermsAndConditions,
+    customer: app.customer as CustomerInput,
+    order,
+    merchantUrls: app.merchantUrls as ApplicationView["merchantUrls"],
+    gatewayRedirectUrl: await gatewayUrl(ctx.baseUrl, ctx.pepper, app.id),
+    cancellation: app.cancelReason
+      ? present({ reason: app.cancelReason, customReason: app.customCancelReason })
+      : undefined,
+    createdAt: formatDateTime(app.createdAt, ctx.timeZone),
+    updatedAt: formatDateTime(app.updatedAt, ctx.timeZone),
+  }) as ApplicationView;
+}
+
+/** What presenting needs from the request: the service time zone, the public origin and the pepper. */
+export function presentContext(c: Context<HonoEnv>): PresentContext {
+  const cfg = config(c.env);
+  return {
+    timeZone: cfg.SERVICE_TIMEZONE,
+    baseUrl: cfg.PUBLIC_BASE_URL ?? new URL(c.req.url).origin,
+    pepper: cfg.AUTH_PEPPER,
+  };
+}

@@ -1,0 +1,231 @@
+/**
+ * Schemas of the application resource: they validate requests, type the handlers and generate the
+ * OpenAPI document. Unknown fields are dropped (forward compatible), never stored or echoed.
+ */
+import { z } from "@hono/zod-openapi";
+import { APPLICATION_STATES, CANCEL_REASONS, LINE_STATES, STATE_REASONS } from "../../domain/application-state";
+
+export const FINANCING_TYPES = ["DEFERRED_PAYMENT", "PAY_IN_THREE"] as const;
+export const ITEM_TYPES = [
+  "PHYSICAL",
+  "DIGITAL",
+  "DISCOUNT",
+  "SHIPPING_FEE",
+  "SALES_TAX",
+  "GIFT_CARD",
+  "STORE_CREDIT",
+  "FEE",
+  "INSURANCE",
+] as const;
+export const ADDRESS_TYPES = ["BILLING", "DELIVERY", "PERMANENT", "CONTACT"] as const;
+export const CHANNELS = ["ESHOP", "MOBILE_APP", "POS"] as const;
+
+// ISO 3166-1 alpha-2, officially assigned codes.
+const COUNTRIES = new Set(
+  (
+    "AD AE AF AG AI AL AM AO AQ AR AS AT AU AW AX AZ BA BB BD BE BF BG BH BI BJ BL BM BN BO BQ BR BS BT BV BW BY BZ " +
+    "CA CC CD CF CG CH CI CK CL CM CN CO CR CU CV CW CX CY CZ DE DJ DK DM DO DZ EC EE EG EH ER ES ET FI FJ FK FM FO " +
+    "FR GA GB GD GE GF GG GH GI GL GM GN GP GQ GR GS GT GU GW GY HK HM HN HR HT HU ID IE IL IM IN IO IQ IR IS IT JE " +
+    "JM JO JP KE KG KH KI KM KN KP KR KW KY KZ LA LB LC LI LK LR LS LT LU LV LY MA MC MD ME MF MG MH MK ML MM MN MO " +
+    "MP MQ MR MS MT MU MV MW MX MY MZ NA NC NE NF NG NI NL NO NP NR NU NZ OM PA PE PF PG PH PK PL PM PN PR PS PT PW " +
+    "PY QA RE RO RS RU RW SA SB SC SD SE SG SH SI SJ SK SL SM SN SO SR SS ST SV SX SY SZ TC TD TF TG TH TJ TK TL TM " +
+    "TN TO TR TT TV TW TZ UA UG UM US UY UZ VA VC VE VG VI VN VU WF WS YE YT ZA ZM ZW"
+  ).split(" "),
+);
+
+/** Amounts beyond ±10^12 minor units are refused so that sums stay exact far inside 2^53. */
+const MAX_AMOUNT = 1_000_000_000_000;
+const amount = z.number().int("must be an integer").min(-MAX_AMOUNT).max(MAX_AMOUNT);
+const currency = z.string().regex(/^[A-Z]{3}$/, "must be an ISO 4217 code of three capital letters");
+const text = (max: number) => z.string().trim().min(1, "must not be empty").max(max);
+
+export const Money = z
+  .object({ amount: amount.openapi({ example: 12590 }), currency: currency.openapi({ example: "CZK" }) })
+  .openapi("Money", { description: "Integer amount in minor units of the ISO 4217 currency" });
+
+export const Vat = z
+  .object({
+    vatRate: z.number().min(0).max(100).openapi({ example: 21 }),
+    amount,
+    currency,
+  })
+  .openapi("Vat");
+
+/** Date-time input: any ISO 8601 date-time with an offset, any number of fraction digits. */
+export const DateTimeInput = z.iso
+  .datetime({ offset: true, local: false, message: "must be an ISO 8601 date-time with offset" })
+  .openapi({ example: "2026-11-22T10:15:00+01:00" });
+
+const FraudPreventionData = z
+  .object({
+    transactionsNumber: z.number().int().min(0).optional(),
+    cashlessTransactionsNumber: z.number().int().min(0).optional(),
+    transactionsSum: Money.optional(),
+    cashlessTransactionsSum: Money.optional(),
+  })
+  .openapi("FraudPreventionData");
+
+export const Customer = z
+  .object({
+    fullName: text(200).optional(),
+    firstName: text(100).optional(),
+    lastName: text(100).optional(),
+    email: z.email("must be an e-mail address").max(254).openapi({ example: "jana.novakova@example.com" }),
+    phone: z
+      .string()
+      .regex(/^\+[0-9]{7,15}$/, "must be + and 7 to 15 digits")
+      .openapi({ example: "+420777123456" }),
+    fraudPreventionData: FraudPreventionData.optional(),
+  })
+  .superRefine((customer, ctx) => {
+    if (!customer.fullName && !(customer.firstName && customer.lastName)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["fullName"],
+        message: "is required (or firstName with lastName)",
+        params: { code: "REQUIRED" },
+      });
+    }
+  })
+  .openapi("Customer");
+
+export const Address = z
+  .object({
+    name: text(200).optional(),
+    city: text(100).optional(),
+    country: z
+      .string()
+      .refine((c) => COUNTRIES.has(c), "must be an ISO 3166 alpha-2 country code")
+      .optional(),
+    streetAddress: text(200).optional(),
+    streetNumber: text(50).optional(),
+    zip: text(20).optional(),
+    addressType: z.enum(ADDRESS_TYPES).optional(),
+  })
+  .openapi("Address");
+
+export const ItemInput = z
+  .object({
+    code: text(100),
+    ean: text(64).optional(),
+    name: text(255),
+    type: z.enum(ITEM_TYPES).default("PHYSICAL"),
+    variant: text(255).optional(),
+    producer: text(255).optional(),
+    categories: z.array(text(255)).max(20).optional(),
+    quantity: z.number().int("must be an integer").min(1).max(1_000_000).default(1),
+    unitPrice: Money.optional(),
+    totalPrice: Money,
+    unitVat: Vat.optional(),
+    totalVat: Vat,
+    productUrl: z.url().max(2048).optional(),
+  })
+  .openapi("OrderItemInput");
+
+const MAX_ITEMS = 100;
+
+export const OrderContent = z.object({
+  totalPrice: Money,
+  totalVat: z.array(Vat).min(1).max(20),
+  items: z.array(ItemInput).min(1, "at least one item is required").max(MAX_ITEMS),
+});
+
+export const OrderInput = OrderContent.extend({
+  number: text(64).openapi({ example: "2026-000123" }),
+  reservationDate: DateTimeInput.optional(),
+  addresses: z.array(Address).max(10).optional(),
+  variableSymbols: z
+    .array(z.string().regex(/^[0-9]{1,10}$/, "must be 1 to 10 digits"))
+    .max(10)
+    .default([]),
+  deliveryCarrier: z.object({ carrierId: text(100) }).optional(),
+  channel: z.enum(CHANNELS).optional(),
+}).openapi("OrderInput");
+
+const httpUrl = z.url({ protocol: /^https?$/, message: "must be an absolute http(s) URL" }).max(2048);
+
+export const MerchantUrls = z
+  .object({ approvedRedirect: httpUrl, rejectedRedirect: httpUrl, notificationEndpoint: httpUrl })
+  .openapi("MerchantUrls");
+
+export const CreateApplicationRequest = z
+  .object({
+    type: z.enum(FINANCING_TYPES),
+    agreementTermsAndConditions: z.boolean().default(false),
+    customer: Customer,
+    order: OrderInput,
+    merchantUrls: MerchantUrls,
+  })
+  .openapi("CreateApplicationRequest");
+
+export type CreateApplicationInput = z.infer<typeof CreateApplicationRequest>;
+export type CustomerInput = z.infer<typeof Customer>;
+export type OrderItemInput = z.infer<typeof ItemInput>;
+
+export const CancelApplicationRequest = z
+  .object({
+    reason: z.enum(CANCEL_REASONS).default("APPLICATION_CANCELLED_OTHER"),
+    customReason: text(500).optional(),
+  })
+  .openapi("CancelApplicationRequest");
+
+export const ApplicationIdParam = z.object({
+  applicationId: z
+    .string()
+    .max(64)
+    .openapi({ param: { name: "applicationId", in: "path" }, example: "01JD3Z7Q9K4M2N8P5R6S7T8V9W" }),
+});
+
+// ---- Responses -------------------------------------------------------------------------------
+
+export const OrderItem = ItemInput.extend({
+  state: z.enum(LINE_STATES),
+  sentDate: z.string().optional().openapi({ example: "2026-11-23" }),
+  deliveryDate: z.string().optional(),
+  deliveryTrackingNumber: z.string().optional(),
+}).openapi("OrderItem");
+
+export const Document = z
+  .object({ id: z.string(), type: z.string(), filename: z.string(), url: z.url(), description: z.string().optional() })
+  .openapi("Document");
+
+export const Order = z
+  .object({
+    number: z.string(),
+    reservationDate: z.string().optional(),
+    state: z.enum(LINE_STATES),
+    totalPrice: Money.openapi({ description: "Financed total: the items that are not cancelled" }),
+    totalVat: z.array(Vat),
+    refundedPrice: Money,
+    refundablePrice: Money,
+    items: z.array(OrderItem),
+    addresses: z.array(Address).optional(),
+    variableSymbols: z.array(z.string()),
+    deliveryCarrier: z.object({ carrierId: z.string() }).optional(),
+    channel: z.enum(CHANNELS).optional(),
+    documents: z.array(Document),
+  })
+  .openapi("Order");
+
+export const ApplicationInfo = z
+  .object({ id: z.string(), state: z.enum(APPLICATION_STATES), stateReason: z.enum(STATE_REASONS) })
+  .openapi("ApplicationInfo");
+
+export const OrderWithApplication = Order.extend({ applicationInfo: ApplicationInfo }).openapi("OrderResponse");
+
+export const Application = z
+  .object({
+    id: z.string(),
+    type: z.enum(FINANCING_TYPES),
+    state: z.enum(APPLICATION_STATES),
+    stateReason: z.enum(STATE_REASONS),
+    agreementTermsAndConditions: z.boolean(),
+    customer: Customer,
+    order: Order,
+    merchantUrls: MerchantUrls,
+    gatewayRedirectUrl: z.url(),
+    cancellation: z.object({ reason: z.enum(CANCEL_REASONS), customReason: z.string().optional() }).optional(),
+    createdAt: z.string().openapi({ example: "2026-11-22T10:15:00+00:00" }),
+    updatedAt: z.string(),
+  })
+  .openapi("Application");
