@@ -18,6 +18,9 @@ export default defineConfig({
           RATE_LIMIT_REQUESTS: "1000000",
           TEST_MIGRATIONS: migrations as never,
         },
+        // Partner endpoints are the one outside world: nothing leaves the test run. Tests that care
+        // about what is sent replace `fetch` with a stub of their own.
+        outboundService: () => new Response(null, { status: 204 }),
       },
     }),
   ],

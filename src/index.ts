@@ -1,6 +1,7 @@
 import { createApp } from "./app";
 import type { Env } from "./env";
-import type { NotificationMessage } from "./notifications/message";
+import { consume } from "./notifications/consumer";
+import { sweep } from "./notifications/sweep";
 
 export { RateLimiter } from "./rate-limit/durable-object";
 
@@ -8,8 +9,8 @@ const app = createApp();
 
 export default {
   fetch: app.fetch,
-  async queue(batch) {
-    // Delivery lands with the notifications work; until then nothing is acknowledged, so nothing is lost.
-    batch.retryAll();
+  queue: (batch, env) => consume(batch, env),
+  scheduled: async (_controller, env, ctx) => {
+    ctx.waitUntil(sweep(env));
   },
-} satisfies ExportedHandler<Env, NotificationMessage>;
+} satisfies ExportedHandler<Env, unknown>;
