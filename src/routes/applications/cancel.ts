@@ -1,8 +1,6 @@
 import { createRoute } from "@hono/zod-openapi";
-import { applyToLines } from "../../domain/order-lines";
 import { bearerSecurity, commonErrors, jsonBodyOf, jsonContent, router, unprocessable } from "../../http/openapi";
-import { newId } from "../../ids";
-import { assertPermitted, operate } from "./operate";
+import { cancellationPlan, operate } from "./operate";
 import { presentApplication, presentContext } from "./present";
 import { Application, ApplicationIdParam, CancelApplicationRequest } from "./schema";
 
@@ -24,20 +22,8 @@ const route = createRoute({
 
 export const cancelApplication = router().openapi(route, async (c) => {
   const { reason, customReason } = c.req.valid("json");
-  const aggregate = await operate(c, c.req.valid("param").applicationId, (current) => {
-    assertPermitted("CANCEL", current);
-    const lines = applyToLines(current.lines, undefined, (l) => l.state !== "CANCELLED", { state: "CANCELLED" }, newId);
-    if (!lines.ok) throw new Error("cancelling every line cannot fail");
-    return {
-      patch: {
-        state: "CANCELLED",
-        stateReason: "CANCELLED_NOT_PAID",
-        totalAmount: 0,
-        cancelReason: reason,
-        customCancelReason: customReason ?? null,
-      },
-      lines: lines.value,
-    };
-  });
+  const aggregate = await operate(c, c.req.valid("param").applicationId, (current) =>
+    cancellationPlan(current, reason, customReason),
+  );
   return c.json(await presentApplication(aggregate, presentContext(c)), 200);
 });

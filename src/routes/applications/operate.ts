@@ -13,10 +13,11 @@ import {
   withRetries,
 } from "../../db/applications";
 import { database } from "../../db/client";
-import { type ApplicationStatus, type Operation, permits } from "../../domain/application-state";
-import type { LinesChange } from "../../domain/order-lines";
+import { type ApplicationStatus, type CancelReason, type Operation, permits } from "../../domain/application-state";
+import { applyToLines, type LinesChange } from "../../domain/order-lines";
 import type { HonoEnv } from "../../env";
 import { ApiError } from "../../http/errors";
+import { newId } from "../../ids";
 import { publish } from "../../notifications/outbox";
 
 export function statusOf(aggregate: Aggregate): ApplicationStatus {
@@ -36,8 +37,31 @@ export function assertPermitted(operation: Operation, aggregate: Aggregate): voi
 export interface Plan {
   patch: ApplicationPatch;
   lines?: LinesChange;
-  /** Further rows of the same write (refunds, documents). */
+  /** Further statements of the same write (refunds, documents), run before the line writes. */
   extra?: BatchItem<"sqlite">[];
+  /** Documents the write adds, for the answer. */
+  documents?: Aggregate["documents"];
+}
+
+/**
+ * Cancelling the whole application, the same whoever asks (the partner's cancel endpoint, the customer
+ * at the gateway): CANCELLED / CANCELLED_NOT_PAID, every line CANCELLED and nothing left financed.
+ * Refuses with the state machine's 422 unless CANCEL is allowed now.
+ */
+export function cancellationPlan(current: Aggregate, reason: CancelReason, customReason?: string | null): Plan {
+  assertPermitted("CANCEL", current);
+  const lines = applyToLines(current.lines, undefined, (l) => l.state !== "CANCELLED", { state: "CANCELLED" }, newId);
+  if (!lines.ok) throw new Error("cancelling every line cannot fail");
+  return {
+    patch: {
+      state: "CANCELLED",
+      stateReason: "CANCELLED_NOT_PAID",
+      totalAmount: 0,
+      cancelReason: reason,
+      customCancelReason: customReason ?? null,
+    },
+    lines: lines.value,
+  };
 }
 
 /**
@@ -57,8 +81,12 @@ export async function operate(
     const at = now();
     const plan = await decide(current, at);
     const { statements, eventIds, next } = applicationWrite(db, current.application, plan.patch, at);
-    await commit(db, [...statements, ...(plan.lines ? lineWrites(db, plan.lines, at) : []), ...(plan.extra ?? [])]);
+    await commit(db, [...statements, ...(plan.extra ?? []), ...(plan.lines ? lineWrites(db, plan.lines, at) : [])]);
     c.executionCtx.waitUntil(publish(c.env, eventIds));
-    return { ...current, application: next, lines: (plan.lines?.lines as StoredLine[]) ?? current.lines };
+    return {
+      application: next,
+      lines: (plan.lines?.lines as StoredLine[]) ?? current.lines,
+      documents: [...current.documents, ...(plan.documents ?? [])],
+    };
   });
 }

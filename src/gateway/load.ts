@@ -1,0 +1,36 @@
+import { eq } from "drizzle-orm";
+import type { Context } from "hono";
+import { config } from "../config";
+import { database } from "../db/client";
+import { applications, partners } from "../db/schema";
+import type { HonoEnv } from "../env";
+import { gatewayTokenMatches } from "./token";
+
+/** The gateway URL (see gatewayUrl): the token is the customer's only credential. */
+export const GATEWAY_PATH = "/gateway/:applicationId/:token";
+
+export interface GatewayOwner {
+  partnerId: string;
+  /** Shown to the customer as the merchant. */
+  merchantName: string;
+}
+
+/**
+ * The partner owning the application a gateway URL names, or null when the token does not match or
+ * the application does not exist. The database is read only after the token matched, so the page
+ * cannot be used to probe which application ids exist.
+ */
+export async function gatewayOwner(
+  c: Context<HonoEnv>,
+  applicationId: string,
+  token: string,
+): Promise<GatewayOwner | null> {
+  if (!(await gatewayTokenMatches(config(c.env).AUTH_PEPPER, applicationId, token))) return null;
+  const owner = await database(c.env)
+    .select({ partnerId: applications.partnerId, merchantName: partners.displayName })
+    .from(applications)
+    .innerJoin(partners, eq(partners.id, applications.partnerId))
+    .where(eq(applications.id, applicationId))
+    .get();
+  return owner ?? null;
+}

@@ -1,0 +1,37 @@
+import type { Aggregate } from "../db/applications";
+import type { ApplicationState } from "../domain/application-state";
+
+export type Outcome = "approved" | "rejected" | "cancelled";
+
+/** What the customer is told once the application left PROCESSING; undefined while it waits for them. */
+export function outcomeOf(state: ApplicationState): Outcome | undefined {
+  switch (state) {
+    case "PROCESSING":
+      return undefined;
+    case "READY":
+      return "approved";
+    case "REJECTED":
+      return "rejected";
+    case "CANCELLED":
+      return "cancelled";
+  }
+}
+
+interface MerchantUrls {
+  approvedRedirect: string;
+  rejectedRedirect: string;
+}
+
+/**
+ * Where the customer goes back to the shop: `approvedRedirect` when approved, `rejectedRedirect`
+ * otherwise (cancelled included, CONTRACT 6), with `applicationId` added to the partner's own query.
+ * The existing query is kept byte for byte (not re-encoded through URLSearchParams), so a partner's
+ * signed or oddly encoded parameters survive.
+ */
+export function outcomeRedirect(application: Aggregate["application"]): string {
+  const urls = application.merchantUrls as MerchantUrls;
+  const url = new URL(application.state === "READY" ? urls.approvedRedirect : urls.rejectedRedirect);
+  const parameter = `applicationId=${encodeURIComponent(application.id)}`;
+  url.search = url.search.length > 1 ? `${url.search}&${parameter}` : `?${parameter}`;
+  return url.toString();
+}

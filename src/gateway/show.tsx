@@ -1,0 +1,54 @@
+import { Hono } from "hono";
+import { formatDate, now } from "../clock";
+import { config } from "../config";
+import { loadAggregate } from "../db/applications";
+import { database } from "../db/client";
+import { instalments } from "../domain/financing-terms";
+import type { HonoEnv } from "../env";
+import type { OrderDetails } from "../routes/applications/present";
+import { errorPage } from "./errors";
+import { formatMoney } from "./format";
+import { GATEWAY_PATH, gatewayOwner } from "./load";
+import { outcomeOf, outcomeRedirect } from "./outcome";
+import { ApplicationPage, OutcomePage } from "./pages";
+
+/** GET: the offer while the application waits for the customer, its outcome afterwards. */
+export const showGateway = new Hono<HonoEnv>().get(GATEWAY_PATH, async (c) => {
+  const { applicationId, token } = c.req.param();
+  const owner = await gatewayOwner(c, applicationId, token);
+  if (!owner) return errorPage(c, 404);
+  const { application: app, lines } = await loadAggregate(database(c.env), owner.partnerId, applicationId);
+  const { number: orderNumber } = app.orderDetails as OrderDetails;
+
+  const outcome = outcomeOf(app.state);
+  if (outcome) {
+    return c.html(
+      <OutcomePage
+        outcome={outcome}
+        merchantName={owner.merchantName}
+        orderNumber={orderNumber}
+        backUrl={outcomeRedirect(app)}
+      />,
+    );
+  }
+
+  // The terms are computed, not stored: they are what confirming today would mean.
+  const today = formatDate(now(), config(c.env).SERVICE_TIMEZONE);
+  const money = (amount: number) => formatMoney(amount, app.currency);
+  return c.html(
+    <ApplicationPage
+      view={{
+        merchantName: owner.merchantName,
+        type: app.type,
+        orderNumber,
+        // Lines the partner already cancelled are not financed, so not shown.
+        items: lines
+          .filter((l) => l.state !== "CANCELLED")
+          .map((l) => ({ name: l.name, quantity: l.quantity, total: money(l.totalPriceAmount) })),
+        total: money(app.totalAmount),
+        instalments: instalments(app.type, app.totalAmount, today).map((i) => ({ ...i, amount: money(i.amount) })),
+        agreementNeeded: !app.agreementTermsAndConditions,
+      }}
+    />,
+  );
+});
