@@ -4,7 +4,10 @@ import { requestId } from "hono/request-id";
 import { secureHeaders } from "hono/secure-headers";
 import { requireSession } from "./auth/require-session";
 import { config } from "./config";
+import { gateway } from "./gateway";
+import { countBindings } from "./http/binding-counters";
 import { ApiError, detail, errorBody } from "./http/errors";
+import { idempotency } from "./http/idempotency";
 import { jsonBody } from "./http/json-body";
 import { logRequest } from "./http/log";
 import { router } from "./http/openapi";
@@ -12,8 +15,19 @@ import { rateLimitAndSession } from "./rate-limit/client";
 import { cancelApplication } from "./routes/applications/cancel";
 import { createApplication } from "./routes/applications/create";
 import { getApplication } from "./routes/applications/get";
+import { listApplications } from "./routes/applications/list";
 import { login } from "./routes/authentication/login";
 import { logout } from "./routes/authentication/logout";
+import { listNotifications } from "./routes/notifications/list";
+import { resendNotification } from "./routes/notifications/resend";
+import { cancelOrderItems } from "./routes/orders/cancel-items";
+import { changeOrder } from "./routes/orders/change";
+import { deliverOrder } from "./routes/orders/deliver";
+import { downloadDocument } from "./routes/orders/document";
+import { createRefund } from "./routes/orders/refund";
+import { listRefunds } from "./routes/orders/refunds";
+import { returnOrder } from "./routes/orders/return";
+import { sendOrder } from "./routes/orders/send";
 import { renderDocs } from "./routes/system/docs";
 import { health } from "./routes/system/health";
 
@@ -34,6 +48,7 @@ export function createApp() {
   const app = router();
 
   app.use("*", requestId());
+  app.use("*", countBindings);
   app.use("*", logRequest);
   app.use("*", secureHeaders());
   app.use("*", rateLimitAndSession);
@@ -55,13 +70,26 @@ export function createApp() {
   );
   app.use("/authentication/*", jsonBody);
   app.use("/financing/*", jsonBody);
+  app.use("/financing/*", idempotency);
 
   app.route("/", health);
   app.route("/", login);
   app.route("/", logout);
   app.route("/", createApplication);
+  app.route("/", listApplications);
   app.route("/", getApplication);
   app.route("/", cancelApplication);
+  app.route("/", changeOrder);
+  app.route("/", cancelOrderItems);
+  app.route("/", sendOrder);
+  app.route("/", deliverOrder);
+  app.route("/", returnOrder);
+  app.route("/", createRefund);
+  app.route("/", listRefunds);
+  app.route("/", listNotifications);
+  app.route("/", resendNotification);
+  app.route("/", downloadDocument);
+  app.route("/", gateway);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", { type: "http", scheme: "bearer" });
   app.doc31("/openapi.json", OPENAPI);

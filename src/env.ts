@@ -14,6 +14,8 @@ export interface Env {
   LOGIN_MAX_FAILURES: string;
   LOGIN_FAILURE_WINDOW_SECONDS: string;
   DECISION_LIMITS: string;
+  /** "true" only in benchmarks and tests: responses report the D1 and Durable Object calls they made. */
+  COUNT_BINDINGS?: string;
   /** Secret: peppers password hashes and derives the key that encrypts API keys. */
   AUTH_PEPPER: string;
 }

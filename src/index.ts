@@ -1,5 +1,6 @@
 import { createApp } from "./app";
 import type { Env } from "./env";
+import { forgetExpiredKeys } from "./http/idempotency";
 import { consume } from "./notifications/consumer";
 import { sweep } from "./notifications/sweep";
 
@@ -11,6 +12,6 @@ export default {
   fetch: app.fetch,
   queue: (batch, env) => consume(batch, env),
   scheduled: async (_controller, env, ctx) => {
-    ctx.waitUntil(sweep(env));
+    ctx.waitUntil(Promise.all([sweep(env), forgetExpiredKeys(env)]));
   },
 } satisfies ExportedHandler<Env, unknown>;

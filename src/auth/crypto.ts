@@ -25,6 +25,11 @@ export function fromBase64Url(text: string): Uint8Array<ArrayBuffer> {
   return bytes;
 }
 
+/** Standard (not URL-safe) base64 → bytes; the input must already be valid base64. */
+export function fromBase64(text: string): Uint8Array<ArrayBuffer> {
+  return fromBase64Url(text.replace(/\+/g, "-").replace(/\//g, "_"));
+}
+
 function toHex(buffer: ArrayBuffer): string {
   return [...new Uint8Array(buffer)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }

@@ -14,6 +14,7 @@ export type ErrorCode =
   | "invalid_token"
   | "https_required"
   | "not_found"
+  | "conflict"
   | "request_too_large"
   | "unsupported_media_type"
   | "unprocessable"
@@ -24,7 +25,7 @@ export type ErrorCode =
 /** The one error type every failure becomes; `app.onError` renders it as the contract's envelope. */
 export class ApiError extends Error {
   constructor(
-    readonly status: 400 | 401 | 403 | 404 | 413 | 415 | 422 | 429 | 500 | 503,
+    readonly status: 400 | 401 | 403 | 404 | 409 | 413 | 415 | 422 | 429 | 500 | 503,
     readonly error: ErrorCode,
     readonly description: string,
     readonly errors?: ErrorDetail[],

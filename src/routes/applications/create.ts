@@ -5,7 +5,7 @@ import { sha256Hex } from "../../auth/crypto";
 import { session } from "../../auth/require-session";
 import { now } from "../../clock";
 import { config } from "../../config";
-import { type Aggregate, isConstraintError, loadAggregate, type StoredLine } from "../../db/applications";
+import { type Aggregate, isConstraintError, loadAggregate } from "../../db/applications";
 import { database } from "../../db/client";
 import { applications, events, orderLines } from "../../db/schema";
 import { orderConsistencyProblems } from "../../domain/money";
@@ -13,6 +13,7 @@ import { ApiError, detail, type ErrorDetail } from "../../http/errors";
 import { bearerSecurity, commonErrors, jsonBodyOf, jsonContent, router } from "../../http/openapi";
 import { newId } from "../../ids";
 import { publish } from "../../notifications/outbox";
+import { lineRows } from "./line-rows";
 import { type OrderDetails, presentApplication, presentContext } from "./present";
 import { Application, type CreateApplicationInput, CreateApplicationRequest } from "./schema";
 
@@ -46,35 +47,6 @@ function merchantUrlProblems(urls: CreateApplicationInput["merchantUrls"], requi
       ? [detail("INVALID_VALUE", "must be an https URL of a public host", `merchantUrls.${name}`)]
       : [];
   });
-}
-
-function lineRows(applicationId: string, input: CreateApplicationInput, at: number): StoredLine[] {
-  return input.order.items.map((item, position) => ({
-    id: newId(at),
-    applicationId,
-    position,
-    code: item.code,
-    ean: item.ean ?? null,
-    name: item.name,
-    type: item.type,
-    variant: item.variant ?? null,
-    producer: item.producer ?? null,
-    categories: item.categories ?? null,
-    productUrl: item.productUrl ?? null,
-    quantity: item.quantity,
-    unitPriceAmount: item.unitPrice?.amount ?? null,
-    totalPriceAmount: item.totalPrice.amount,
-    unitVatRate: item.unitVat?.vatRate ?? null,
-    unitVatAmount: item.unitVat?.amount ?? null,
-    totalVatRate: item.totalVat.vatRate,
-    totalVatAmount: item.totalVat.amount,
-    state: "PROCESSING",
-    sentDate: null,
-    deliveryDate: null,
-    deliveryTrackingNumber: null,
-    createdAt: at,
-    updatedAt: at,
-  }));
 }
 
 export const createApplication = router().openapi(route, async (c) => {
@@ -129,7 +101,7 @@ export const createApplication = router().openapi(route, async (c) => {
     createdAt: at,
     updatedAt: at,
   };
-  const lines = lineRows(id, input, at);
+  const lines = lineRows(id, input.order.items, at);
   const eventId = newId(at);
 
   try {

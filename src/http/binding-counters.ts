@@ -1,0 +1,98 @@
+import { createMiddleware } from "hono/factory";
+import type { Env, HonoEnv } from "../env";
+
+/**
+ * Counting wrappers around D1 and the Durable Object namespace, switched on by COUNT_BINDINGS="true"
+ * (benchmarks and tests only). Each response then reports `X-Count-D1-Round-Trips`,
+ * `X-Count-D1-Statements` and `X-Count-DO-Calls`, so a claim like "one object call and only the
+ * handler's own statements" is measured, not assumed. Off by default: the wrappers cost nothing then.
+ */
+interface Counts {
+  roundTrips: number;
+  statements: number;
+  objectCalls: number;
+}
+
+const RAW = Symbol("raw statement");
+
+function countingDatabase(db: D1Database, counts: Counts): D1Database {
+  const statement = (s: D1PreparedStatement): D1PreparedStatement =>
+    new Proxy(s, {
+      get(target, prop, receiver) {
+        if (prop === RAW) return target;
+        const value = Reflect.get(target, prop, receiver);
+        if (typeof value !== "function") return value;
+        if (prop === "bind") return (...args: unknown[]) => statement(value.apply(target, args));
+        if (prop === "first" || prop === "all" || prop === "run" || prop === "raw") {
+          return (...args: unknown[]) => {
+            counts.roundTrips++;
+            counts.statements++;
+            return value.apply(target, args);
+          };
+        }
+        return value.bind(target);
+      },
+    });
+  return new Proxy(db, {
+    get(target, prop, receiver) {
+      const value = Reflect.get(target, prop, receiver);
+      if (prop === "prepare") return (query: string) => statement(target.prepare(query));
+      if (prop === "batch") {
+        return (statements: D1PreparedStatement[]) => {
+          counts.roundTrips++;
+          counts.statements += statements.length;
+          // The proxies wrap real statements; D1 wants its own objects back.
+          return target.batch(statements.map((s) => (s as unknown as { [RAW]: D1PreparedStatement })[RAW] ?? s));
+        };
+      }
+      if (prop === "exec") {
+        return (query: string) => {
+          counts.roundTrips++;
+          counts.statements++;
+          return target.exec(query);
+        };
+      }
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
+
+function countingNamespace(namespace: Env["RATE_LIMITER"], counts: Counts): Env["RATE_LIMITER"] {
+  return new Proxy(namespace, {
+    get(target, prop, receiver) {
+      const value = Reflect.get(target, prop, receiver);
+      if (prop !== "get") return typeof value === "function" ? value.bind(target) : value;
+      return (id: DurableObjectId) => {
+        const stub = target.get(id);
+        return new Proxy(stub, {
+          get(s, method) {
+            const call = Reflect.get(s, method);
+            if (typeof call !== "function") return call;
+            return (...args: unknown[]) => {
+              counts.objectCalls++;
+              // Not call.apply(): on an RPC stub that would be a remote method named "apply".
+              return Reflect.apply(call, s, args);
+            };
+          },
+        });
+      };
+    },
+  });
+}
+
+export const countBindings = createMiddleware<HonoEnv>(async (c, next) => {
+  if (c.env.COUNT_BINDINGS !== "true") return next();
+  const counts: Counts = { roundTrips: 0, statements: 0, objectCalls: 0 };
+  c.env = {
+    ...c.env,
+    DB: countingDatabase(c.env.DB, counts),
+    RATE_LIMITER: countingNamespace(c.env.RATE_LIMITER, counts),
+  };
+  try {
+    await next();
+  } finally {
+    c.header("X-Count-D1-Round-Trips", String(counts.roundTrips));
+    c.header("X-Count-D1-Statements", String(counts.statements));
+    c.header("X-Count-DO-Calls", String(counts.objectCalls));
+  }
+});

@@ -1,0 +1,47 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { and, eq } from "drizzle-orm";
+import { session } from "../../auth/require-session";
+import { now } from "../../clock";
+import { config } from "../../config";
+import { database } from "../../db/client";
+import { assertOwnApplication } from "../../db/ownership";
+import { events } from "../../db/schema";
+import { ApiError } from "../../http/errors";
+import { bearerSecurity, commonErrors, jsonContent, router } from "../../http/openapi";
+import { ApplicationIdParam } from "../applications/schema";
+import { Notification, presentNotifications } from "./schema";
+
+const route = createRoute({
+  method: "post",
+  path: "/financing/v1/applications/{applicationId}/notifications/{eventId}/resend",
+  tags: ["Notifications"],
+  summary: "Send a notification again",
+  description:
+    "Puts the event back on the queue, whatever its status (a FAILED event gets a new retry schedule; a DELIVERED one is delivered once more). Answers 202 with the event as it is now; follow the delivery in the list.",
+  security: bearerSecurity,
+  request: {
+    params: ApplicationIdParam.extend({
+      eventId: z
+        .string()
+        .max(64)
+        .openapi({ param: { name: "eventId", in: "path" } }),
+    }),
+  },
+  responses: { 202: jsonContent(Notification, "Queued"), ...commonErrors },
+});
+
+export const resendNotification = router().openapi(route, async (c) => {
+  const { applicationId, eventId } = c.req.valid("param");
+  const db = database(c.env);
+  await assertOwnApplication(db, session(c).partnerId, applicationId);
+  const [event] = await db
+    .update(events)
+    .set({ status: "PENDING", enqueuedAt: now() })
+    .where(and(eq(events.id, eventId), eq(events.applicationId, applicationId)))
+    .returning();
+  if (!event) throw ApiError.notFound("notification");
+  // Awaited, not deferred: a resend that did not reach the queue must not answer 202.
+  await c.env.NOTIFICATIONS.send({ eventId });
+  const [view] = await presentNotifications(db, [event], config(c.env).SERVICE_TIMEZONE);
+  return c.json(view!, 202);
+});

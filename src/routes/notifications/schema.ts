@@ -1,0 +1,68 @@
+import { z } from "@hono/zod-openapi";
+import { asc, inArray } from "drizzle-orm";
+import { formatDateTime } from "../../clock";
+import type { Database } from "../../db/client";
+import { type EventRow, notificationAttempts } from "../../db/schema";
+import { APPLICATION_STATES, STATE_REASONS } from "../../domain/application-state";
+
+export const Notification = z
+  .object({
+    eventId: z.string(),
+    eventType: z.literal("APPLICATION_STATE_CHANGED"),
+    state: z.enum(APPLICATION_STATES),
+    stateReason: z.enum(STATE_REASONS),
+    sequence: z.number().int(),
+    occurredAt: z.string(),
+    status: z.enum(["PENDING", "DELIVERED", "FAILED"]),
+    deliveredAt: z.string().optional(),
+    attempts: z.array(
+      z.object({
+        attemptedAt: z.string(),
+        httpStatus: z.number().int().optional(),
+        error: z.string().optional(),
+        durationMs: z.number().int(),
+      }),
+    ),
+  })
+  .openapi("Notification");
+
+type NotificationView = z.infer<typeof Notification>;
+
+/** Events with their delivery attempts: one query for the attempts of all the events given. */
+export async function presentNotifications(
+  db: Database,
+  rows: readonly EventRow[],
+  timeZone: string,
+): Promise<NotificationView[]> {
+  const attempts =
+    rows.length === 0
+      ? []
+      : await db
+          .select()
+          .from(notificationAttempts)
+          .where(
+            inArray(
+              notificationAttempts.eventId,
+              rows.map((r) => r.id),
+            ),
+          )
+          .orderBy(asc(notificationAttempts.id));
+  return rows.map((row) => ({
+    eventId: row.id,
+    eventType: "APPLICATION_STATE_CHANGED" as const,
+    state: row.state as NotificationView["state"],
+    stateReason: row.stateReason as NotificationView["stateReason"],
+    sequence: row.sequence,
+    occurredAt: formatDateTime(row.occurredAt, timeZone),
+    status: row.status as NotificationView["status"],
+    ...(row.deliveredAt ? { deliveredAt: formatDateTime(row.deliveredAt, timeZone) } : {}),
+    attempts: attempts
+      .filter((a) => a.eventId === row.id)
+      .map((a) => ({
+        attemptedAt: formatDateTime(a.attemptedAt, timeZone),
+        ...(a.httpStatus !== null ? { httpStatus: a.httpStatus } : {}),
+        ...(a.error !== null ? { error: a.error } : {}),
+        durationMs: a.durationMs,
+      })),
+  }));
+}

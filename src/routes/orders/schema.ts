@@ -1,0 +1,112 @@
+/** Schemas of the order operations (spec "Cancel order items / Return / Send order items", CONTRACT 5). */
+import { z } from "@hono/zod-openapi";
+import { ITEM_TYPES, Money, OrderContent, Vat } from "../applications/schema";
+
+export const DOCUMENT_TYPES = ["INVOICE", "PROFORMA_INVOICE", "CREDIT_NOTE", "OTHER"] as const;
+
+const identifier = (max: number) => z.string().min(1).max(max);
+
+/** Refers to items sent at creation: every identifier given must match exactly (spec rule 3). */
+export const ItemSelector = z
+  .object({
+    code: identifier(100).optional(),
+    ean: identifier(64).optional(),
+    name: identifier(255).optional(),
+    type: z.enum(ITEM_TYPES).optional(),
+    quantity: z.number().int("must be an integer").min(1).max(1_000_000).optional().openapi({
+      description: "Units to act on; omitted means every remaining unit of the matching items",
+    }),
+  })
+  .refine((s) => s.code ?? s.ean ?? s.name ?? s.type, {
+    message: "give at least one of code, ean, name, type",
+    params: { code: "REQUIRED" },
+  })
+  .openapi("ItemSelector");
+
+/** A calendar date `YYYY-MM-DD` that exists. */
+export const CalendarDate = z.iso.date("must be a date YYYY-MM-DD").openapi({ example: "2026-11-23" });
+
+const variableSymbol = z.string().regex(/^[0-9]{1,10}$/, "must be 1 to 10 digits");
+
+const itemsSelection = z
+  .array(ItemSelector)
+  .min(1, "omit items (or send an empty body) to act on the whole order")
+  .max(100)
+  .optional();
+
+const operationFields = {
+  items: itemsSelection,
+  totalPrice: Money.optional().openapi({ description: "Informational for cancel, send and deliver" }),
+  totalVat: z.array(Vat).max(20).optional(),
+  variableSymbol: variableSymbol.optional(),
+};
+
+export const CancelItemsRequest = z.object(operationFields).openapi("CancelItemsRequest");
+
+export const SendRequest = z
+  .object({
+    ...operationFields,
+    sentDate: CalendarDate.optional().openapi({ description: "Defaults to today in the service time zone" }),
+    deliveryTrackingNumber: z.string().min(1).max(100).optional(),
+  })
+  .openapi("SendRequest");
+
+export const DeliverRequest = SendRequest.extend({
+  deliveryDate: CalendarDate.optional().openapi({ description: "Defaults to today in the service time zone" }),
+}).openapi("DeliverRequest");
+
+export const ReturnDocument = z
+  .object({
+    type: z.enum(DOCUMENT_TYPES),
+    file: z.object({
+      filename: z
+        .string()
+        .min(1)
+        .max(255)
+        // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
+        .regex(/^[^/\\\u0000-\u001f]+$/, "must be a plain file name"),
+      content: z.string().min(1).openapi({ description: "Base64; at most 500 kB decoded" }),
+    }),
+    description: z.string().max(1000).optional(),
+    extraData: z.object({ variableSymbol: variableSymbol.optional() }).optional(),
+  })
+  .openapi("ReturnDocument");
+
+export const ReturnRequest = z
+  .object({
+    items: z.array(ItemSelector).max(100).optional().openapi({
+      description:
+        "Omitted: return everything that went out. Empty with totalPrice: an amount-only refund, items unchanged.",
+    }),
+    totalPrice: Money.optional().openapi({ description: "Overrides the refunded amount" }),
+    totalVat: z.array(Vat).max(20).optional(),
+    variableSymbol: variableSymbol.optional(),
+    document: ReturnDocument.optional(),
+  })
+  .openapi("ReturnRequest");
+
+export const ChangeOrderRequest = z
+  .object({
+    reason: z.string().min(1).max(500).optional(),
+    order: OrderContent,
+  })
+  .openapi("ChangeOrderRequest");
+
+export const RefundRequest = z
+  .object({
+    totalPrice: Money,
+    reason: z.string().min(1).max(500).optional(),
+    variableSymbol: variableSymbol.optional(),
+  })
+  .openapi("RefundRequest");
+
+export const Refund = z
+  .object({
+    id: z.string(),
+    origin: z.enum(["RETURN", "REFUND"]).openapi({ description: "RETURN when created by the return endpoint" }),
+    totalPrice: Money,
+    reason: z.string().optional(),
+    variableSymbol: z.string().optional(),
+    createdAt: z.string(),
+  })
+  .openapi("Refund");
