@@ -6,7 +6,7 @@ import { and, asc, eq, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { ApplicationState, LineState, StateReason } from "../domain/application-state";
 import type { Line, LinesChange } from "../domain/order-lines";
-import { ApiError } from "../http/errors";
+import { ApiError, detail } from "../http/errors";
 import { newId } from "../ids";
 import type { Database } from "./client";
 import { type ApplicationRow, applications, documents, events, type OrderLineRow, orderLines } from "./schema";
@@ -64,7 +64,14 @@ export async function withRetries<T>(attempt: () => Promise<T>, rounds = 25): Pr
     try {
       return await attempt();
     } catch (error) {
-      if (!(error instanceof WriteConflict) || round >= rounds) throw error;
+      if (!(error instanceof WriteConflict)) throw error;
+      // Losing every round takes a storm of writes to one application: the client's retry is the
+      // remedy, so it gets a clear 409, not a 500 that reads as our fault.
+      if (round >= rounds) {
+        throw new ApiError(409, "conflict", "the application is being changed by concurrent requests; retry", [
+          detail("CONCURRENT_MODIFICATION", "retry the request"),
+        ]);
+      }
     }
   }
 }

@@ -108,7 +108,7 @@ export const returnOrder = router().openapi(route, async (c) => {
         }),
       );
     }
-    if (body.document && document && !("code" in document)) {
+    if (body.document && document) {
       const stored = {
         id: newId(at),
         type: body.document.type,
