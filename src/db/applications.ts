@@ -2,14 +2,14 @@
  * Reads and writes of the application aggregate (application, order lines, documents, refunds,
  * events). Every write is one `db.batch` led by a conditional update of the application's version.
  */
-import { and, asc, eq, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { ApplicationState, LineState, StateReason } from "../domain/application-state";
 import type { Line, LinesChange } from "../domain/order-lines";
 import { ApiError, detail } from "../http/errors";
 import { newId } from "../ids";
-import type { Database } from "./client";
-import { type ApplicationRow, applications, documents, events, type OrderLineRow, orderLines } from "./schema";
+import { type Database, prepared } from "./client";
+import { type ApplicationRow, applications, events, type OrderLineRow, orderLines } from "./schema";
 
 export type StoredLine = Line & Omit<OrderLineRow, "state"> & { state: LineState };
 
@@ -19,31 +19,27 @@ export interface Aggregate {
   documents: { id: string; type: string; filename: string; description: string | null }[];
 }
 
-/** The application with its lines and documents in one round trip; 404 when absent or another partner's. */
+const aggregateQuery = prepared((db) =>
+  db.query.applications
+    .findFirst({
+      where: (a, { and, eq }) =>
+        and(eq(a.id, sql.placeholder("applicationId")), eq(a.partnerId, sql.placeholder("partnerId"))),
+      with: {
+        lines: { orderBy: (l, { asc }) => [asc(l.position), asc(l.id)] },
+        documents: {
+          columns: { id: true, type: true, filename: true, description: true },
+          orderBy: (d, { asc }) => [asc(d.id)],
+        },
+      },
+    })
+    .prepare(),
+);
+
+/** The application with its lines and documents in one statement; 404 when absent or another partner's. */
 export async function loadAggregate(db: Database, partnerId: string, applicationId: string): Promise<Aggregate> {
-  const [found, lines, docs] = await db.batch([
-    db
-      .select()
-      .from(applications)
-      .where(and(eq(applications.id, applicationId), eq(applications.partnerId, partnerId))),
-    db
-      .select()
-      .from(orderLines)
-      .where(eq(orderLines.applicationId, applicationId))
-      .orderBy(asc(orderLines.position), asc(orderLines.id)),
-    db
-      .select({
-        id: documents.id,
-        type: documents.type,
-        filename: documents.filename,
-        description: documents.description,
-      })
-      .from(documents)
-      .where(eq(documents.applicationId, applicationId))
-      .orderBy(asc(documents.id)),
-  ]);
-  const application = found[0];
-  if (!application) throw ApiError.notFound("application");
+  const found = await aggregateQuery(db).execute({ applicationId, partnerId });
+  if (!found) throw ApiError.notFound("application");
+  const { lines, documents: docs, ...application } = found;
   return {
     application: application as Aggregate["application"],
     lines: lines as StoredLine[],

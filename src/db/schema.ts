@@ -5,7 +5,7 @@
  * with the currency kept once per application (the contract allows one currency per application);
  * timestamps are Unix milliseconds, formatted with the service time zone only on output.
  */
-import { sql } from "drizzle-orm";
+import { relations, sql } from "drizzle-orm";
 import { check, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 const createdAt = () => integer("created_at").notNull();
@@ -226,6 +226,21 @@ export const idempotencyKeys = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.partnerId, t.key] }), index("idempotency_created_idx").on(t.createdAt)],
 );
+
+/**
+ * Relations for Drizzle's relational queries: the application aggregate (application, lines,
+ * documents) is read in ONE statement, with the children as JSON subqueries.
+ */
+export const applicationRelations = relations(applications, ({ many }) => ({
+  lines: many(orderLines),
+  documents: many(documents),
+}));
+export const orderLineRelations = relations(orderLines, ({ one }) => ({
+  application: one(applications, { fields: [orderLines.applicationId], references: [applications.id] }),
+}));
+export const documentRelations = relations(documents, ({ one }) => ({
+  application: one(applications, { fields: [documents.applicationId], references: [applications.id] }),
+}));
 
 export type PartnerRow = typeof partners.$inferSelect;
 export type ApplicationRow = typeof applications.$inferSelect;
