@@ -2,7 +2,7 @@
  * Reads and writes of the application aggregate (application, order lines, documents, refunds,
  * events). Every write is one `db.batch` led by a conditional update of the application's version.
  */
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, getTableColumns, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { ApplicationState, LineState, StateReason } from "../domain/application-state";
 import type { Line, LinesChange } from "../domain/order-lines";
@@ -47,6 +47,16 @@ export async function loadAggregate(db: Database, partnerId: string, application
   };
 }
 
+/**
+ * Losing every round takes a storm of writes to one application: the client's retry is the remedy, so
+ * it gets a clear 409, not a 500 that reads as our fault.
+ */
+export function conflict(): ApiError {
+  return new ApiError(409, "conflict", "concurrent requests changed the same application; retry the request", [
+    detail("CONCURRENT_MODIFICATION", "retry the request"),
+  ]);
+}
+
 /** Raised when another request changed the application between our read and our write. */
 export class WriteConflict extends Error {}
 
@@ -61,13 +71,7 @@ export async function withRetries<T>(attempt: () => Promise<T>, rounds = 25): Pr
       return await attempt();
     } catch (error) {
       if (!(error instanceof WriteConflict)) throw error;
-      // Losing every round takes a storm of writes to one application: the client's retry is the
-      // remedy, so it gets a clear 409, not a 500 that reads as our fault.
-      if (round >= rounds) {
-        throw new ApiError(409, "conflict", "the application is being changed by concurrent requests; retry", [
-          detail("CONCURRENT_MODIFICATION", "retry the request"),
-        ]);
-      }
+      if (round >= rounds) throw conflict();
     }
   }
 }
@@ -156,10 +160,20 @@ export function applicationWrite(
   return { statements, eventIds, next };
 }
 
+/** D1 binds at most 100 parameters per statement: new lines go in as few multi-row inserts as fit. */
+const LINES_PER_INSERT = Math.floor(100 / Object.keys(getTableColumns(orderLines)).length);
+
+export function insertLines(db: Database, rows: OrderLineRow[]): BatchItem<"sqlite">[] {
+  const statements: BatchItem<"sqlite">[] = [];
+  for (let i = 0; i < rows.length; i += LINES_PER_INSERT) {
+    statements.push(db.insert(orderLines).values(rows.slice(i, i + LINES_PER_INSERT)));
+  }
+  return statements;
+}
+
 /** Inserts for the lines a change created and updates for those it changed. */
 export function lineWrites(db: Database, change: LinesChange, at: number): BatchItem<"sqlite">[] {
   const byId = new Map(change.lines.map((l) => [l.id, l as StoredLine]));
-  const created = new Set(change.created);
   return [
     ...change.updated.map((id) => {
       const line = byId.get(id)!;
@@ -177,9 +191,9 @@ export function lineWrites(db: Database, change: LinesChange, at: number): Batch
         })
         .where(eq(orderLines.id, id));
     }),
-    ...[...created].map((id) => {
-      const { id: _, ...line } = byId.get(id)!;
-      return db.insert(orderLines).values({ ...line, id, createdAt: at, updatedAt: at });
-    }),
+    ...insertLines(
+      db,
+      [...new Set(change.created)].map((id) => ({ ...byId.get(id)!, id, createdAt: at, updatedAt: at })),
+    ),
   ];
 }

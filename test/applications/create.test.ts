@@ -6,6 +6,7 @@ import {
   applicationRequest,
   createApplication,
   eventsOf,
+  nineLines,
   REMOVE,
   withPath,
 } from "../support/factories";
@@ -153,6 +154,13 @@ describe("POST /financing/v1/applications creates", () => {
     body.order.totalPrice.amount = 188000;
     body.order.totalVat[0]!.amount = 29317;
     expect((await call("POST", CREATE, { token, body })).status).toBe(201);
+  });
+
+  it("as many lines as sent, in their order (more than one multi-row insert holds)", async () => {
+    const { token } = await signIn();
+    const { id } = await createApplication(token, nineLines());
+    const view = await json<{ order: { items: { code: string }[] } }>(await call("GET", `${CREATE}/${id}`, { token }));
+    expect(view.order.items.map((item) => item.code)).toEqual(nineLines().order.items.map((item) => item.code));
   });
 });
 
@@ -406,5 +414,20 @@ describe("the duplicate check", () => {
     const ids = new Set(await Promise.all(responses.map(async (r) => (await json<{ id: string }>(r)).id)));
     expect(ids.size).toBe(1);
     expect(await applicationCount(partner.id)).toBe(1);
+  });
+
+  it("holds under 10 concurrent identical requests after the window: exactly one new application", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    at(0);
+    const { partner, token } = await signIn();
+    const body = applicationRequest();
+    const first = await json<{ id: string }>(await call("POST", CREATE, { token, body }));
+    at(21 * 60_000);
+    const responses = await Promise.all(Array.from({ length: 10 }, () => call("POST", CREATE, { token, body })));
+    expect(responses.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 200, 200, 200, 200, 200, 201]);
+    const ids = new Set(await Promise.all(responses.map(async (r) => (await json<{ id: string }>(r)).id)));
+    expect(ids.size).toBe(1);
+    expect(ids.has(first.id)).toBe(false);
+    expect(await applicationCount(partner.id)).toBe(2);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { call, signIn } from "../support/api";
-import { applicationRequest, createApplication } from "../support/factories";
+import { applicationRequest, createApplication, nineLines } from "../support/factories";
 
 const COUNTING = { COUNT_BINDINGS: "true" };
 
@@ -30,11 +30,18 @@ describe("the cost of an authenticated request", () => {
     expect(cost(res)).toMatchObject({ objectCalls: 1, roundTrips: 2 });
   });
 
-  it("create: one object call and one batch", async () => {
+  it("create: one object call and one batch of inserts (application, lines, event)", async () => {
     const { token } = await signIn();
     const res = await call("POST", "/financing/v1/applications", { token, body: applicationRequest(), vars: COUNTING });
     expect(res.status).toBe(201);
-    expect(cost(res)).toMatchObject({ objectCalls: 1, roundTrips: 1 });
+    expect(cost(res)).toEqual({ objectCalls: 1, roundTrips: 1, statements: 3 });
+  });
+
+  it("create with nine lines: the lines go in as three multi-row inserts (D1's 100-parameter limit)", async () => {
+    const { token } = await signIn();
+    const res = await call("POST", "/financing/v1/applications", { token, body: nineLines(), vars: COUNTING });
+    expect(res.status).toBe(201);
+    expect(cost(res)).toEqual({ objectCalls: 1, roundTrips: 1, statements: 5 });
   });
 
   it("an unknown token: the token's object, then the address quota, and no D1 query", async () => {

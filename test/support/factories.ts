@@ -66,3 +66,25 @@ export function withPath(body: unknown, path: (string | number)[], value: unknow
   return copy;
 }
 export const REMOVE = Symbol("remove");
+
+/** A consistent create request with nine lines (more than one multi-row insert holds). */
+export function nineLines() {
+  const body = applicationRequest();
+  const items = Array.from({ length: 9 }, (_, i) => ({
+    code: `ITEM-${i + 1}`,
+    name: `Item ${i + 1}`,
+    type: "PHYSICAL",
+    quantity: 1,
+    totalPrice: { amount: 10000, currency: "CZK" },
+    totalVat: { vatRate: 21, amount: 1736, currency: "CZK" },
+  }));
+  return {
+    ...body,
+    order: {
+      ...body.order,
+      items,
+      totalPrice: { amount: 90000, currency: "CZK" },
+      totalVat: [{ vatRate: 21, amount: 9 * 1736, currency: "CZK" }],
+    },
+  };
+}

@@ -1,13 +1,12 @@
 import { createRoute } from "@hono/zod-openapi";
-import { and, eq, lte } from "drizzle-orm";
-import type { BatchItem } from "drizzle-orm/batch";
+import { and, eq } from "drizzle-orm";
 import { sha256Hex } from "../../auth/crypto";
 import { session } from "../../auth/require-session";
 import { now } from "../../clock";
 import { config } from "../../config";
-import { type Aggregate, isConstraintError, loadAggregate } from "../../db/applications";
+import { type Aggregate, conflict, insertLines, isConstraintError, loadAggregate } from "../../db/applications";
 import { database } from "../../db/client";
-import { applications, events, orderLines } from "../../db/schema";
+import { applications, events } from "../../db/schema";
 import { orderConsistencyProblems } from "../../domain/money";
 import { ApiError, detail, type ErrorDetail } from "../../http/errors";
 import { bearerSecurity, commonErrors, jsonBodyOf, jsonContent, router } from "../../http/openapi";
@@ -104,21 +103,10 @@ export const createApplication = router().openapi(route, async (c) => {
   const lines = lineRows(id, input.order.items, at);
   const eventId = newId(at);
 
-  try {
-    await db.batch([
-      // An expired twin leaves the duplicate window: it no longer holds the fingerprint.
-      db
-        .update(applications)
-        .set({ duplicateFingerprint: null })
-        .where(
-          and(
-            eq(applications.partnerId, partnerId),
-            eq(applications.duplicateFingerprint, duplicateFingerprint),
-            lte(applications.createdAt, at - DUPLICATE_WINDOW_MS),
-          ),
-        ),
+  const write = () =>
+    db.batch([
       db.insert(applications).values(application),
-      ...lines.map((line): BatchItem<"sqlite"> => db.insert(orderLines).values(line)),
+      ...insertLines(db, lines),
       db.insert(events).values({
         id: eventId,
         applicationId: id,
@@ -128,17 +116,33 @@ export const createApplication = router().openapi(route, async (c) => {
         occurredAt: at,
       }),
     ]);
-  } catch (error) {
-    // The unique index refused a twin inside the window (also when it was created concurrently).
-    if (!isConstraintError(error, "applications.duplicate_fingerprint")) throw error;
-    const twin = await db
-      .select({ id: applications.id })
-      .from(applications)
-      .where(and(eq(applications.partnerId, partnerId), eq(applications.duplicateFingerprint, duplicateFingerprint)))
-      .get();
-    if (!twin) throw error;
-    const existing = await loadAggregate(db, partnerId, twin.id);
-    return c.json(await presentApplication(existing, presentContext(c)), 200);
+  // The unique index on (partner, fingerprint) decides duplicates, also between concurrent creates. On a
+  // collision the holder of the fingerprint is looked at: inside the window it is the answer; older, it
+  // leaves the window (releases the fingerprint) and the insert is tried again. So the usual create is
+  // one batch of inserts, and the rare collision pays the extra round trips.
+  for (let round = 1; ; round++) {
+    try {
+      await write();
+      break;
+    } catch (error) {
+      if (!isConstraintError(error, "applications.duplicate_fingerprint")) throw error;
+      const twin = await db
+        .select({ id: applications.id, createdAt: applications.createdAt })
+        .from(applications)
+        .where(and(eq(applications.partnerId, partnerId), eq(applications.duplicateFingerprint, duplicateFingerprint)))
+        .get();
+      if (twin && twin.createdAt > at - DUPLICATE_WINDOW_MS) {
+        const existing = await loadAggregate(db, partnerId, twin.id);
+        return c.json(await presentApplication(existing, presentContext(c)), 200);
+      }
+      if (round >= 3) throw conflict();
+      if (twin) {
+        await db
+          .update(applications)
+          .set({ duplicateFingerprint: null })
+          .where(and(eq(applications.id, twin.id), eq(applications.duplicateFingerprint, duplicateFingerprint)));
+      }
+    }
   }
 
   c.executionCtx.waitUntil(publish(c.env, [eventId]));
