@@ -27,18 +27,44 @@ function formatter(timeZone: string): Intl.DateTimeFormat {
   return f;
 }
 
-function wallClock(ms: number, timeZone: string) {
+/** Offset of the zone from UTC in minutes at the instant, read from the wall clock Intl gives. */
+function zoneOffsetMinutes(ms: number, timeZone: string): number {
   const parts: Record<string, string> = {};
   for (const p of formatter(timeZone).formatToParts(new Date(ms))) parts[p.type] = p.value;
+  const wall = Date.UTC(+parts.year!, +parts.month! - 1, +parts.day!, +parts.hour!, +parts.minute!, +parts.second!);
+  return Math.round((wall - Math.floor(ms / 1000) * 1000) / 60000);
+}
+
+/**
+ * Time-zone offsets change only at transitions, and every transition of the current tz database falls
+ * on a quarter hour, so the offset is looked up once per zone and quarter hour: formatToParts is the
+ * most expensive step of presenting an application otherwise.
+ */
+const QUARTER_HOUR_MS = 15 * 60 * 1000;
+const offsetCache = new Map<string, number>();
+
+function offsetAt(ms: number, timeZone: string): number {
+  const quarter = Math.floor(ms / QUARTER_HOUR_MS);
+  const key = `${timeZone}@${quarter}`;
+  let offset = offsetCache.get(key);
+  if (offset === undefined) {
+    offset = zoneOffsetMinutes(quarter * QUARTER_HOUR_MS, timeZone);
+    if (offsetCache.size >= 10_000) offsetCache.clear();
+    offsetCache.set(key, offset);
+  }
+  return offset;
+}
+
+const two = (n: number) => String(n).padStart(2, "0");
+
+function wallClock(ms: number, timeZone: string) {
+  const offsetMinutes = offsetAt(ms, timeZone);
+  // The instant shifted by the offset, read in UTC, is the wall clock of the zone.
+  const wall = new Date(ms + offsetMinutes * 60000);
   return {
-    date: `${parts.year}-${parts.month}-${parts.day}`,
-    time: `${parts.hour}:${parts.minute}:${parts.second}`,
-    // Offset = wall clock read as UTC minus the instant, rounded to whole minutes.
-    offsetMinutes: Math.round(
-      (Date.UTC(+parts.year!, +parts.month! - 1, +parts.day!, +parts.hour!, +parts.minute!, +parts.second!) -
-        Math.floor(ms / 1000) * 1000) /
-        60000,
-    ),
+    date: `${String(wall.getUTCFullYear()).padStart(4, "0")}-${two(wall.getUTCMonth() + 1)}-${two(wall.getUTCDate())}`,
+    time: `${two(wall.getUTCHours())}:${two(wall.getUTCMinutes())}:${two(wall.getUTCSeconds())}`,
+    offsetMinutes,
   };
 }
 
@@ -47,7 +73,7 @@ export function formatDateTime(ms: number, timeZone: string): string {
   const { date, time, offsetMinutes } = wallClock(ms, timeZone);
   const sign = offsetMinutes < 0 ? "-" : "+";
   const abs = Math.abs(offsetMinutes);
-  const offset = `${sign}${String(Math.floor(abs / 60)).padStart(2, "0")}:${String(abs % 60).padStart(2, "0")}`;
+  const offset = `${sign}${two(Math.floor(abs / 60))}:${two(abs % 60)}`;
   return `${date}T${time}${offset}`;
 }
 

@@ -43,10 +43,12 @@ export async function sha256Hex(text: string): Promise<string> {
   return toHex(await crypto.subtle.digest("SHA-256", encoder.encode(text)));
 }
 
-export async function hmacSha256Hex(key: string, message: string): Promise<string> {
-  const k = await crypto.subtle.importKey("raw", encoder.encode(key), { name: "HMAC", hash: "SHA-256" }, false, [
-    "sign",
-  ]);
+export function hmacKey(key: string): Promise<CryptoKey> {
+  return crypto.subtle.importKey("raw", encoder.encode(key), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+}
+
+export async function hmacSha256Hex(key: string | CryptoKey, message: string): Promise<string> {
+  const k = typeof key === "string" ? await hmacKey(key) : key;
   return toHex(await crypto.subtle.sign("HMAC", k, encoder.encode(message)));
 }
 
