@@ -3,17 +3,21 @@
  *
  * 1. Bundles the Worker (`wrangler deploy --dry-run`), seeds a local D1 (cached under bench/.data/,
  *    keyed by the migrations and bench/seed.ts) and copies it to a scratch working database.
- * 2. Starts one Miniflare (one workerd) with five workers, each on its own direct socket (no proxy):
+ * 2. Starts one Miniflare (one workerd) with six workers, each on its own direct socket (no proxy):
  *    `api` (the bundle, COUNT_BINDINGS off), `api-count` (the same bundle with COUNT_BINDINGS on,
- *    sharing `api`'s Durable Object namespace, for the cost samples), and three floors (bench/floors):
- *    a constant answer, one D1 read by primary key, one D1 insert. All share one D1 database.
+ *    sharing `api`'s Durable Object namespace, for the cost samples), and four floors (bench/floors):
+ *    a constant answer, one D1 read by primary key, one D1 insert, and one call to the API's own
+ *    rate-limit object followed by the D1 read (what any authenticated read costs at least). All share
+ *    one D1 database, kept on tmpfs (/dev/shm) where there is one: see WORK below.
  * 3. Logs in once per partner, samples each scenario's D1 and Durable Object calls on `api-count`,
  *    then drives every scenario with wrk (bench/load.lua) for a fixed time at fixed concurrency.
  * 4. Prints the table and writes bench/results.md.
  *
  * Knobs: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (64), BENCH_THREADS (wrk threads, 2),
  * BENCH_WARMUP (s, 2), BENCH_QUICK=1 (3 s runs, 1 s warm-up), BENCH_ONLY (regex on scenario names),
- * BENCH_OUT (where to write the report; quick or partial runs default to bench/.data/results.partial.md).
+ * BENCH_OUT (where to write the report; quick or partial runs default to bench/.data/results.partial.md),
+ * BENCH_WORK (directory of the working databases), BENCH_PROFILE=1 (a CPU profile of the `api` isolate
+ * per API scenario, written to bench/.data/profile-*.{cpuprofile,txt}; see bench/profile.ts).
  */
 import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -35,15 +39,23 @@ import type { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { Miniflare } from "miniflare";
 import { applicationRequest } from "../test/support/application-request";
+import { startProfile } from "./profile";
 import { migrationStatements, PARTNERS, type SeedResult, seed } from "./seed";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const BENCH = path.join(ROOT, "bench");
 const DATA = path.join(BENCH, ".data");
-const WORK = path.join(DATA, "work");
 const DB_ID = "bench-financing";
 
 const env = process.env;
+/**
+ * The working databases (D1 and the Durable Objects' SQLite files) live on tmpfs when the machine has
+ * one. On the shared virtual disk every durable write waits for an fsync whose latency comes and goes
+ * with the neighbours; on tmpfs the runs measure the runtime's CPU, the same for floors and the API.
+ */
+const WORK = env.BENCH_WORK ?? (existsSync("/dev/shm") ? "/dev/shm/financing-bench" : path.join(DATA, "work"));
+const PROFILE = env.BENCH_PROFILE === "1";
+const INSPECTOR_PORT = 9231;
 const QUICK = env.BENCH_QUICK === "1";
 const DURATION = Number(env.BENCH_DURATION ?? (QUICK ? 3 : 10));
 const CONNECTIONS = Number(env.BENCH_CONNECTIONS ?? 64);
@@ -68,6 +80,8 @@ async function cleanup(): Promise<void> {
   const running = mf;
   mf = undefined;
   if (running) await running.dispose().catch(() => {});
+  // The working copy is hundreds of megabytes, in memory when on tmpfs; the seeded original stays cached.
+  rmSync(WORK, { recursive: true, force: true });
 }
 
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
@@ -294,6 +308,7 @@ interface Urls {
   constant: string;
   read: string;
   insert: string;
+  readObject: string;
 }
 
 async function start(bundle: string, compatibilityDate: string, vars: Record<string, string>): Promise<Urls> {
@@ -310,6 +325,7 @@ async function start(bundle: string, compatibilityDate: string, vars: Record<str
   mf = new Miniflare({
     host: "127.0.0.1",
     port: 0,
+    ...(PROFILE ? { inspectorPort: INSPECTOR_PORT } : {}),
     d1Persist: path.join(WORK, "d1"),
     durableObjectsPersist: path.join(WORK, "do"),
     handleRuntimeStdio(stdout: Readable, stderr: Readable) {
@@ -320,7 +336,7 @@ async function start(bundle: string, compatibilityDate: string, vars: Record<str
           runtimeOutput.push(text);
           if (runtimeOutput.length > 40) runtimeOutput.shift();
           // Everything but the one-line request logs goes to bench/.data/runtime.log for diagnosis.
-          const unusual = text.split("\n").filter((l) => l.trim() && !l.startsWith('{"requestId"'));
+          const unusual = text.split("\n").filter((l) => l.trim() && !l.startsWith('{"level":"info"'));
           if (unusual.length) appendFileSync(path.join(DATA, "runtime.log"), `${unusual.join("\n")}\n`);
         });
       }
@@ -351,6 +367,13 @@ async function start(bundle: string, compatibilityDate: string, vars: Record<str
         scriptPath: path.join(BENCH, "floors", `${floor}.js`),
         unsafeDirectSockets: socket,
       })),
+      {
+        ...common,
+        name: "floor-read-object",
+        scriptPath: path.join(BENCH, "floors", "read-object.js"),
+        durableObjects: { RATE_LIMITER: { className: "RateLimiter", scriptName: "api", useSQLite: true } },
+        unsafeDirectSockets: socket,
+      },
     ],
   });
   await mf.ready;
@@ -361,12 +384,13 @@ async function start(bundle: string, compatibilityDate: string, vars: Record<str
     constant: await url("floor-constant"),
     read: await url("floor-read"),
     insert: await url("floor-insert"),
+    readObject: await url("floor-read-object"),
   };
 }
 
 // ---- Scenarios --------------------------------------------------------------------------------
 
-type Floor = "constant" | "read" | "insert";
+type Floor = "constant" | "read" | "insert" | "readObject";
 
 interface Scenario {
   name: string;
@@ -511,6 +535,13 @@ async function scenarios(meta: SeedMeta, urls: Urls): Promise<Scenario[]> {
     },
     { name: "floor: D1 insert", base: "insert", method: "POST", paths: ["/bench"], floor: "insert" },
     {
+      name: "floor: DO call + D1 read",
+      base: "readObject",
+      method: "GET",
+      paths: getIds.map((id) => `/${id}`),
+      floor: "readObject",
+    },
+    {
       name: "create application",
       base: "api",
       method: "POST",
@@ -643,7 +674,18 @@ async function wrk(scenario: Scenario, urls: Urls, seconds: number, runId: strin
 
 // ---- Report -----------------------------------------------------------------------------------
 
-const FLOOR_LABEL: Record<Floor, string> = { constant: "constant", read: "D1 read", insert: "D1 insert" };
+const FLOOR_LABEL: Record<Floor, string> = {
+  constant: "constant",
+  read: "D1 read",
+  insert: "D1 insert",
+  readObject: "DO call + D1 read",
+};
+const FLOOR_COST: Record<Floor, string> = {
+  constant: "0 / 0 · 0",
+  read: "1 / 1 · 0",
+  insert: "1 / 1 · 0",
+  readObject: "1 / 1 · 1",
+};
 
 function range(values: number[]): string {
   const lo = Math.min(...values);
@@ -699,13 +741,9 @@ function report(
       ? `${range(cost.roundTrips)} / ${range(cost.statements)} · ${range(cost.objectCalls)}${
           cost.statuses.every((s) => s >= 200 && s < 300) ? "" : ` (sample statuses ${cost.statuses.join(",")})`
         }`
-      : scenario.floor === "read"
-        ? "1 / 1 · 0"
-        : scenario.floor === "insert"
-          ? "1 / 1 · 0"
-          : scenario.floor
-            ? "0 / 0 · 0"
-            : "";
+      : scenario.floor
+        ? FLOOR_COST[scenario.floor]
+        : "";
     rows.push(
       `| ${scenario.name} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${errorText} | ${ratio} | ${costText} | ${r.cpuWorkerd.toFixed(2)} / ${r.cpuOthers.toFixed(2)} |`,
     );
@@ -723,6 +761,13 @@ function report(
     );
   };
   pair("get application (100k)", "read", 0.7, "get");
+  const get = rpsOf("get application (100k)");
+  const readObject = floorOf("readObject");
+  if (get !== undefined && readObject !== undefined) {
+    targets.push(
+      `| (for reference) get against the DO call + D1 read floor, the least any authenticated read costs | ${(get / readObject).toFixed(2)} × (${get.toFixed(0)} vs ${readObject.toFixed(0)} req/s); that floor itself is ${floorOf("read") ? (readObject / floorOf("read")!).toFixed(2) : "?"} × the D1 read floor | |`,
+    );
+  }
   pair("create application", "insert", 0.5, "create");
   for (const page of [
     "list first",
@@ -755,11 +800,12 @@ function report(
     `Produced by \`npm run bench\` on ${started.toISOString().slice(0, 16).replace("T", " ")} UTC${FULL ? "" : " (partial or quick run)"}.`,
     "",
     ...machine(),
+    `- Databases: ${WORK.startsWith("/dev/shm") ? "on tmpfs (/dev/shm), so that the virtual disk's fsync latency does not decide the runs" : WORK}`,
     `- Load: wrk, ${THREADS} threads, ${CONNECTIONS} connections, ${DURATION} s per scenario after ${WARMUP} s warm-up (none for send and refund), on the same machine as workerd`,
     `- Other processes (outside the benchmark) used ${quiet.toFixed(2)} of ${CORES} cores just before the start; the last column shows, per run, the cores used by the benchmark's workerd and by everything else`,
     `- Data: ${meta.rows.applications} applications, ${meta.rows.orderLines} order lines, ${meta.rows.events} events over ${meta.partners.length} partners (1,000 for "1k", 100,000 for "100k")`,
     "",
-    "Ratio to floor: requests per second of the scenario ÷ those of the floor worker named, on the same workerd and database. Floors: a constant answer; one `SELECT * FROM applications WHERE id = ?`; one `INSERT` into a scratch table. get and list are taken against the read floor, create, send and refund against the insert floor, login against the constant floor (it is PBKDF2-bound on purpose). Costs were sampled on a second instance of the API Worker with `COUNT_BINDINGS=true`.",
+    "Ratio to floor: requests per second of the scenario ÷ those of the floor worker named, on the same workerd and database. Floors: a constant answer; one `SELECT * FROM applications WHERE id = ?`; one `INSERT` into a scratch table; one call to the API's rate-limit Durable Object (`RateLimiter.hit`) followed by that read. get and list are taken against the read floor, create, send and refund against the insert floor, login against the constant floor (it is PBKDF2-bound on purpose). Costs were sampled on a second instance of the API Worker with `COUNT_BINDINGS=true`.",
     "",
     ...rows,
     "",
@@ -808,7 +854,12 @@ async function main(): Promise<void> {
       await wrk(scenario, urls, WARMUP, `${runId}w`);
       await drain();
     }
+    const stop =
+      PROFILE && scenario.base === "api"
+        ? await startProfile(INSPECTOR_PORT, "api", path.join(DATA, `profile-${scenario.name.replace(/\W+/g, "-")}`))
+        : undefined;
     const result = await wrk(scenario, urls, DURATION, runId);
+    await stop?.();
     results.set(scenario.name, result);
     if (scenario.slice && result.requests > scenario.paths.length) {
       log(
