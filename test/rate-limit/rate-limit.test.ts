@@ -115,6 +115,8 @@ describe("the quota", () => {
     for (let i = 0; i < 5; i++) await call("GET", UNKNOWN_APPLICATION, { vars: QUOTA, token });
     await evictDurableObject(await tokenObject(token));
     const res = await call("GET", UNKNOWN_APPLICATION, { vars: QUOTA, token });
+    // The new instance reads the session back from storage: still authenticated, same count.
+    expect(res.status).toBe(404);
     expect(quotaHeaders(res).remaining).toBe("14");
   });
 
@@ -177,6 +179,13 @@ describe("the token's object", () => {
       .bind(await sha256Hex(token))
       .first<{ revoked_at: number }>();
     expect(row!.revoked_at).toBe(T0.getTime());
+  });
+
+  it("keeps a revocation across eviction (the session is gone from storage, not only from memory)", async () => {
+    const { token } = await signIn();
+    expect((await call("DELETE", "/authentication/v1/partner", { token })).status).toBe(204);
+    await evictDurableObject(await tokenObject(token));
+    expect((await call("GET", UNKNOWN_APPLICATION, { token })).status).toBe(401);
   });
 });
 
