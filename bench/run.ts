@@ -785,6 +785,16 @@ function report(
       `| ${page}: 100k rows within 1.5 × 1k rows | ${slowdown.toFixed(2)} × (${large.rps.toFixed(0)} vs ${small.rps.toFixed(0)} req/s; p50 ${large.p50.toFixed(1)} vs ${small.p50.toFixed(1)} ms) | ${verdict(slowdown <= 1.5)} |`,
     );
   }
+  // Every authenticated scenario (all but login) on the counting instance: one object call per request.
+  // Which D1 statements a request makes is asserted statement by statement in test/rate-limit/cost.test.ts.
+  const authenticated = all.filter((s) => s.token && costs.has(s.name));
+  if (authenticated.length > 0) {
+    const calls = authenticated.flatMap((s) => costs.get(s.name)!.objectCalls);
+    const trips = authenticated.flatMap((s) => costs.get(s.name)!.roundTrips);
+    targets.push(
+      `| every authenticated request: one DO call | ${range(calls)} per request in ${authenticated.length} scenarios (D1 round trips ${range(trips)}: the handler's own) | ${verdict(calls.every((n) => n === 1))} |`,
+    );
+  }
   const measuredApi = all.filter((s) => !s.floor && results.has(s.name)).length;
   targets.push(
     `| zero errors at 64 connections | ${errors} errors in ${measuredApi} API scenarios at ${CONNECTIONS} connections | ${
