@@ -30,6 +30,24 @@ describe("system endpoints", () => {
     expect(Object.keys(doc.paths["/v1/health"]!)).toEqual(["get"]);
   });
 
+  it("declares for every write of the partner API the 409, 413 and 415 it can answer", async () => {
+    const doc = await json<{ paths: Record<string, Record<string, { responses: Record<string, unknown> }>> }>(
+      await call("GET", "/openapi.json"),
+    );
+    const writes = Object.entries(doc.paths)
+      .filter(([path]) => path.startsWith("/financing/"))
+      .flatMap(([path, methods]) =>
+        Object.entries(methods)
+          .filter(([method]) => method === "post" || method === "put")
+          .map(([method, op]) => ({ route: `${method} ${path}`, statuses: Object.keys(op.responses) })),
+      );
+    // create, cancel, change, cancel items, send, deliver, return, refund, resend a notification
+    expect(writes).toHaveLength(9);
+    for (const { route, statuses } of writes) {
+      expect({ route, statuses }).toEqual({ route, statuses: expect.arrayContaining(["409", "413", "415"]) });
+    }
+  });
+
   it("GET /docs renders a reference page from the same document", async () => {
     const res = await call("GET", "/docs");
     expect(res.status).toBe(200);

@@ -44,6 +44,17 @@ export const commonErrors = {
   429: error("Call quota exceeded (`Retry-After` tells when to try again)"),
 } as const;
 
+/**
+ * What every POST and PUT of the partner API can answer besides: the body limits, and 409 when an
+ * Idempotency-Key is still in flight or concurrent writes to one application won every retry.
+ */
+export const writeErrors = {
+  ...commonErrors,
+  409: error("A retry with the same `Idempotency-Key` is still in flight, or concurrent writes won every retry"),
+  413: error("Body over 10 MB"),
+  415: error("A non-empty body that is not JSON"),
+} as const;
+
 export const unprocessable = error("A business rule refused the request: `errors[].code` says which");
 
 export const bearerSecurity = [{ bearerAuth: [] }];

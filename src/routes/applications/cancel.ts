@@ -1,5 +1,5 @@
 import { createRoute } from "@hono/zod-openapi";
-import { bearerSecurity, commonErrors, jsonBodyOf, jsonContent, router, unprocessable } from "../../http/openapi";
+import { bearerSecurity, jsonBodyOf, jsonContent, router, unprocessable, writeErrors } from "../../http/openapi";
 import { cancellationPlan, operate } from "./operate";
 import { presentApplication, presentContext } from "./present";
 import { Application, ApplicationIdParam, CancelApplicationRequest } from "./schema";
@@ -15,7 +15,7 @@ const route = createRoute({
   request: { params: ApplicationIdParam, body: jsonBodyOf(CancelApplicationRequest) },
   responses: {
     200: jsonContent(Application, "The cancelled application"),
-    ...commonErrors,
+    ...writeErrors,
     422: unprocessable,
   },
 });

@@ -9,7 +9,7 @@ import { database } from "../../db/client";
 import { applications, events } from "../../db/schema";
 import { orderConsistencyProblems } from "../../domain/money";
 import { ApiError, detail, type ErrorDetail } from "../../http/errors";
-import { bearerSecurity, commonErrors, jsonBodyOf, jsonContent, router } from "../../http/openapi";
+import { bearerSecurity, jsonBodyOf, jsonContent, router, writeErrors } from "../../http/openapi";
 import { newId } from "../../ids";
 import { publish } from "../../notifications/outbox";
 import { lineRows } from "./line-rows";
@@ -31,7 +31,7 @@ const route = createRoute({
   responses: {
     201: jsonContent(Application, "Application created"),
     200: jsonContent(Application, "Duplicate of an application created less than 20 minutes ago"),
-    ...commonErrors,
+    ...writeErrors,
   },
 });
 

@@ -7,7 +7,7 @@ import { database } from "../../db/client";
 import { assertOwnApplication } from "../../db/ownership";
 import { events } from "../../db/schema";
 import { ApiError } from "../../http/errors";
-import { bearerSecurity, commonErrors, jsonContent, router } from "../../http/openapi";
+import { bearerSecurity, jsonContent, router, writeErrors } from "../../http/openapi";
 import { ApplicationIdParam } from "../applications/schema";
 import { Notification, presentNotifications } from "./schema";
 
@@ -27,7 +27,7 @@ const route = createRoute({
         .openapi({ param: { name: "eventId", in: "path" } }),
     }),
   },
-  responses: { 202: jsonContent(Notification, "Queued"), ...commonErrors },
+  responses: { 202: jsonContent(Notification, "Queued"), ...writeErrors },
 });
 
 export const resendNotification = router().openapi(route, async (c) => {

@@ -4,7 +4,7 @@ import { database } from "../../db/client";
 import { orderLines } from "../../db/schema";
 import { orderConsistencyProblems } from "../../domain/money";
 import { ApiError, detail } from "../../http/errors";
-import { bearerSecurity, commonErrors, jsonBodyOf, jsonContent, router, unprocessable } from "../../http/openapi";
+import { bearerSecurity, jsonBodyOf, jsonContent, router, unprocessable, writeErrors } from "../../http/openapi";
 import { lineRows } from "../applications/line-rows";
 import { assertPermitted, operate } from "../applications/operate";
 import { presentApplication, presentContext } from "../applications/present";
@@ -23,7 +23,7 @@ const route = createRoute({
   request: { params: ApplicationIdParam, body: jsonBodyOf(ChangeOrderRequest) },
   responses: {
     200: jsonContent(Application, "The application with the new order"),
-    ...commonErrors,
+    ...writeErrors,
     422: unprocessable,
   },
 });

@@ -8,7 +8,7 @@ import type { Problem } from "../../domain/money";
 import type { LinesChange, Outcome } from "../../domain/order-lines";
 import type { Env } from "../../env";
 import { ApiError, detail } from "../../http/errors";
-import { bearerSecurity, commonErrors, jsonBodyOf, jsonContent, unprocessable } from "../../http/openapi";
+import { bearerSecurity, jsonBodyOf, jsonContent, unprocessable, writeErrors } from "../../http/openapi";
 import { ApplicationIdParam, OrderWithApplication } from "../applications/schema";
 
 /** The route of an order operation: PUT with the application id, answering the order with applicationInfo. */
@@ -28,7 +28,7 @@ export function orderOperationRoute<T extends z.ZodType>(options: {
     request: { params: ApplicationIdParam, body: jsonBodyOf(options.body) },
     responses: {
       200: jsonContent(OrderWithApplication, "The order after the operation, with applicationInfo"),
-      ...commonErrors,
+      ...writeErrors,
       422: unprocessable,
     },
   });

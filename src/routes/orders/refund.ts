@@ -4,7 +4,7 @@ import { config } from "../../config";
 import { database } from "../../db/client";
 import { refunds } from "../../db/schema";
 import { financedAmount } from "../../domain/order-lines";
-import { bearerSecurity, commonErrors, jsonBodyOf, jsonContent, router, unprocessable } from "../../http/openapi";
+import { bearerSecurity, jsonBodyOf, jsonContent, router, unprocessable, writeErrors } from "../../http/openapi";
 import { newId } from "../../ids";
 import { assertPermitted, operate } from "../applications/operate";
 import { ApplicationIdParam } from "../applications/schema";
@@ -20,7 +20,7 @@ const route = createRoute({
     "Refunds an arbitrary amount (goodwill, repeated partial refunds) without changing items or order state. Needs state READY. A refund above the order's `refundablePrice` is refused whole; concurrent refunds never exceed it together. Refusals (422): APPLICATION_NOT_READY, APPLICATION_REJECTED, APPLICATION_ALREADY_CANCELLED, REFUND_LIMIT_EXCEEDED.",
   security: bearerSecurity,
   request: { params: ApplicationIdParam, body: jsonBodyOf(RefundRequest) },
-  responses: { 201: jsonContent(Refund, "The refund"), ...commonErrors, 422: unprocessable },
+  responses: { 201: jsonContent(Refund, "The refund"), ...writeErrors, 422: unprocessable },
 });
 
 type RefundView = z.infer<typeof Refund>;
