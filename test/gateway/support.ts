@@ -1,7 +1,6 @@
-import { createExecutionContext, SELF, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { createApp } from "../../src/app";
 import type { Env } from "../../src/env";
+import { send } from "../support/api";
 import { applicationRequest } from "../support/factories";
 
 /**
@@ -10,12 +9,7 @@ import { applicationRequest } from "../support/factories";
  * tests see the 303 and its Location.
  */
 export async function browse(url: string, init: RequestInit = {}, vars?: Partial<Env>): Promise<Response> {
-  const request = { ...init, redirect: "manual" as const };
-  if (!vars) return SELF.fetch(url, request);
-  const ctx = createExecutionContext();
-  const res = await createApp().request(url, request, { ...env, ...vars }, ctx);
-  await waitOnExecutionContext(ctx);
-  return res;
+  return send(url, { ...init, redirect: "manual" }, vars);
 }
 
 export interface Page {

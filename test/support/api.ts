@@ -26,9 +26,17 @@ export async function call(method: string, path: string, options: CallOptions = 
     headers["Content-Type"] ??= "application/json";
   }
   const url = path.startsWith("http") ? path : `${BASE}${path}`;
-  if (!options.vars) return SELF.fetch(url, { method, headers, body });
+  return send(url, { method, headers, body }, options.vars);
+}
+
+/**
+ * The request through the Worker's real entry point, or, with `vars`, through the same app with those
+ * variables overriding the environment (waiting for its waitUntil work, as the runtime would).
+ */
+export async function send(url: string, init: RequestInit, vars?: Partial<Env>): Promise<Response> {
+  if (!vars) return SELF.fetch(url, init);
   const ctx = createExecutionContext();
-  const res = await createApp().request(url, { method, headers, body }, { ...env, ...options.vars }, ctx);
+  const res = await createApp().request(url, init, { ...env, ...vars }, ctx);
   await waitOnExecutionContext(ctx);
   return res;
 }
