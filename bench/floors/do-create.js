@@ -1,0 +1,170 @@
+// Fair floor of POST /financing/v1/applications: the one call to the API's own rate-limit object that
+// every authenticated request makes (RateLimiter.hit, as read-object.js), then create's own write: one
+// D1 batch of the application row (every column, so all eleven indexes of `applications` are
+// maintained, the unique duplicate index included), its three order lines in one multi-row insert,
+// and its outbox event. The values are what the API stores for the benchmark's create body
+// (bench/create-body.ts); ids, order number and duplicate fingerprint are unique per request, ids
+// time-ordered like the API's ULIDs.
+//
+// BATCH is create's own SQL, as drizzle-orm 0.45 renders the three inserts of
+// src/routes/applications/create.ts (`db.insert(applications).values(…)`, `insertLines`,
+// `db.insert(events).values(…)`). Every benchmark run captures the batch the API sends (bench/capture.js)
+// and compares: when create's statements change the report says this floor is stale, and BATCH must be
+// updated here.
+//
+// Path: /<partnerId> (the writer partner, the same one the create scenario writes for).
+const APPLICATION_SQL =
+  'insert into "applications" ("id", "partner_id", "type", "state", "state_reason", "agreement_terms_and_conditions", "customer", "order_details", "merchant_urls", "order_number", "customer_email", "variable_symbols", "currency", "total_amount", "approved_amount", "refunded_amount", "decision_reasons", "decided_at", "cancel_reason", "custom_cancel_reason", "duplicate_fingerprint", "event_sequence", "version", "created_at", "updated_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+const LINE_VALUES = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+const LINES_SQL = `insert into "order_lines" ("id", "application_id", "position", "code", "ean", "name", "type", "variant", "producer", "categories", "product_url", "quantity", "unit_price_amount", "total_price_amount", "unit_vat_rate", "unit_vat_amount", "total_vat_rate", "total_vat_amount", "state", "sent_date", "delivery_date", "delivery_tracking_number", "created_at", "updated_at") values ${LINE_VALUES}, ${LINE_VALUES}, ${LINE_VALUES}`;
+const EVENT_SQL =
+  'insert into "events" ("id", "application_id", "sequence", "state", "state_reason", "occurred_at", "status", "enqueued_at", "delivered_at") values (?, ?, ?, ?, ?, ?, ?, null, null)';
+const BATCH = [APPLICATION_SQL, LINES_SQL, EVENT_SQL];
+
+const CUSTOMER = JSON.stringify({
+  fullName: "Jana Nováková",
+  email: "jana.novakova@example.com",
+  phone: "+420777123456",
+  fraudPreventionData: {
+    transactionsNumber: 12,
+    cashlessTransactionsNumber: 9,
+    transactionsSum: { amount: 1250000, currency: "CZK" },
+    cashlessTransactionsSum: { amount: 990000, currency: "CZK" },
+  },
+});
+const ADDRESSES = [
+  {
+    name: "Jana Nováková",
+    city: "Praha",
+    country: "CZ",
+    streetAddress: "Vinohradská",
+    streetNumber: "12",
+    zip: "12000",
+    addressType: "BILLING",
+  },
+];
+const MERCHANT_URLS = JSON.stringify({
+  approvedRedirect: "https://shop.example.com/financing/approved?order=1",
+  rejectedRedirect: "https://shop.example.com/financing/rejected",
+  notificationEndpoint: "https://shop.example.com/financing/notifications",
+});
+// code, ean, name, type, variant, producer, categories, product_url, quantity, unit price, total price,
+// unit VAT rate, unit VAT amount, total VAT rate, total VAT amount
+const LINES = [
+  [
+    "KB-01",
+    "8591234567890",
+    "Mechanical keyboard",
+    "PHYSICAL",
+    "black",
+    "Keys & Co",
+    '["computers","keyboards"]',
+    "https://shop.example.com/kb-01",
+    2,
+    76000,
+    152000,
+    21,
+    13190,
+    21,
+    26380,
+  ],
+  ["BK-7", null, "Guide to typing", "PHYSICAL", null, null, null, null, 1, null, 16000, null, null, 12, 1714],
+  ["SHIP", null, "Delivery", "SHIPPING_FEE", null, null, null, null, 1, null, 32000, null, null, 21, 5020],
+];
+
+const ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+// Unique per isolate and request without the API's per-id random bytes: a random isolate tag and a counter.
+const TAG = Array.from({ length: 8 }, () => ALPHABET[Math.floor(Math.random() * 32)]).join("");
+let counter = 0;
+
+function id(time) {
+  let timePart = "";
+  let t = time;
+  for (let i = 0; i < 10; i++) {
+    timePart = ALPHABET[t % 32] + timePart;
+    t = Math.floor(t / 32);
+  }
+  return `${timePart}${TAG}${String(++counter).padStart(8, "0")}`;
+}
+
+let statements;
+
+export default {
+  // Read by bench/floors.ts to compare with the batch the API sends; workerd ignores it.
+  BATCH,
+  async fetch(request, env) {
+    const limiter = env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName("bench:floor"));
+    await limiter.hit(Date.now(), 1e9, 60);
+    const partnerId = new URL(request.url).pathname.slice(1);
+    statements ??= BATCH.map((sql) => env.DB.prepare(sql));
+    const at = Date.now();
+    const applicationId = id(at);
+    const orderNumber = `FLOOR-${TAG}-${counter}`;
+    const details = JSON.stringify({
+      number: orderNumber,
+      reservationDate: 1795338900000,
+      addresses: ADDRESSES,
+      variableSymbols: ["2026000123"],
+      deliveryCarrier: { carrierId: "PPL" },
+      channel: "ESHOP",
+    });
+    const lineParams = LINES.flatMap((line, position) => [
+      id(at),
+      applicationId,
+      position,
+      line[0],
+      line[1],
+      line[2],
+      line[3],
+      line[4],
+      line[5],
+      line[6],
+      line[7],
+      line[8],
+      line[9],
+      line[10],
+      line[11],
+      line[12],
+      line[13],
+      line[14],
+      "PROCESSING",
+      null,
+      null,
+      null,
+      at,
+      at,
+    ]);
+    await env.DB.batch([
+      statements[0].bind(
+        applicationId,
+        partnerId,
+        "DEFERRED_PAYMENT",
+        "PROCESSING",
+        "PROCESSING_REDIRECT_NEEDED",
+        1,
+        CUSTOMER,
+        details,
+        MERCHANT_URLS,
+        orderNumber,
+        "jana.novakova@example.com",
+        "2026000123",
+        "CZK",
+        200000,
+        null,
+        0,
+        null,
+        null,
+        null,
+        null,
+        `${TAG}${String(counter).padStart(56, "0")}`,
+        1,
+        0,
+        at,
+        at,
+      ),
+      statements[1].bind(...lineParams),
+      statements[2].bind(id(at), applicationId, 1, "PROCESSING", "PROCESSING_REDIRECT_NEEDED", at, "PENDING"),
+    ]);
+    return Response.json({ id: applicationId }, { status: 201 });
+  },
+};
