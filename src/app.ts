@@ -6,7 +6,7 @@ import { requireSession } from "./auth/require-session";
 import { config } from "./config";
 import { gateway } from "./gateway";
 import { countBindings } from "./http/binding-counters";
-import { ApiError, detail, errorBody } from "./http/errors";
+import { ApiError, errorBody } from "./http/errors";
 import { idempotency } from "./http/idempotency";
 import { jsonBody } from "./http/json-body";
 import { logRequest } from "./http/log";
@@ -18,16 +18,16 @@ import { getApplication } from "./routes/applications/get";
 import { listApplications } from "./routes/applications/list";
 import { login } from "./routes/authentication/login";
 import { logout } from "./routes/authentication/logout";
+import { downloadDocument } from "./routes/documents/download";
 import { listNotifications } from "./routes/notifications/list";
 import { resendNotification } from "./routes/notifications/resend";
 import { cancelOrderItems } from "./routes/orders/cancel-items";
 import { changeOrder } from "./routes/orders/change";
 import { deliverOrder } from "./routes/orders/deliver";
-import { downloadDocument } from "./routes/orders/document";
-import { createRefund } from "./routes/orders/refund";
-import { listRefunds } from "./routes/orders/refunds";
 import { returnOrder } from "./routes/orders/return";
 import { sendOrder } from "./routes/orders/send";
+import { createRefund } from "./routes/refunds/create";
+import { listRefunds } from "./routes/refunds/list";
 import { renderDocs } from "./routes/system/docs";
 import { health } from "./routes/system/health";
 
@@ -54,7 +54,7 @@ export function createApp() {
   app.use("*", rateLimitAndSession);
   app.use("*", async (c, next) => {
     if (config(c.env).REQUIRE_HTTPS && new URL(c.req.url).protocol !== "https:") {
-      throw new ApiError(403, "https_required", "requests must use HTTPS");
+      throw new ApiError("https_required", "requests must use HTTPS");
     }
     await next();
   });
@@ -64,7 +64,7 @@ export function createApp() {
     bodyLimit({
       maxSize: MAX_BODY_BYTES,
       onError: () => {
-        throw new ApiError(413, "request_too_large", `request body exceeds ${MAX_BODY_BYTES} bytes`);
+        throw new ApiError("request_too_large", `request body exceeds ${MAX_BODY_BYTES} bytes`);
       },
     }),
   );
@@ -102,13 +102,13 @@ export function createApp() {
     let apiError: ApiError;
     if (err instanceof ApiError) apiError = err;
     else if (err instanceof HTTPException && err.status < 500) {
-      apiError = ApiError.badRequest([detail("INVALID_REQUEST", err.message)]);
+      apiError = ApiError.of([{ code: "INVALID_REQUEST", message: err.message }]);
     } else {
       // Anything else is our fault: log it with the request id, answer without internals.
       console.error(
         JSON.stringify({ level: "error", requestId: c.get("requestId"), message: err.message, stack: err.stack }),
       );
-      apiError = new ApiError(500, "server_error", "internal error; quote the requestId when reporting it");
+      apiError = new ApiError("server_error", "internal error; quote the requestId when reporting it");
     }
     for (const [name, value] of Object.entries(apiError.headers)) c.header(name, value);
     return c.json(errorBody(apiError, c.get("requestId")), apiError.status);

@@ -36,23 +36,30 @@ function zoneOffsetMinutes(ms: number, timeZone: string): number {
 }
 
 /**
- * Time-zone offsets change only at transitions, and every transition of the current tz database falls
- * on a quarter hour, so the offset is looked up once per zone and quarter hour: formatToParts is the
- * most expensive step of presenting an application otherwise.
+ * Time-zone offsets change only at transitions, so the offset is read once per zone and quarter hour:
+ * formatToParts is the most expensive step of presenting an application otherwise. A quarter hour is
+ * cached only when its first and last second have the same offset (no zone changes twice within 15
+ * minutes); one that holds a transition (most fall on a quarter hour, but America/St_Johns changed at
+ * 00:01 until 2011) is marked, and its instants are read one by one. UTC needs no reading at all.
  */
 const QUARTER_HOUR_MS = 15 * 60 * 1000;
+const MIXED = Number.NaN;
 const offsetCache = new Map<string, number>();
 
 function offsetAt(ms: number, timeZone: string): number {
+  if (timeZone === "UTC") return 0;
   const quarter = Math.floor(ms / QUARTER_HOUR_MS);
   const key = `${timeZone}@${quarter}`;
   let offset = offsetCache.get(key);
   if (offset === undefined) {
-    offset = zoneOffsetMinutes(quarter * QUARTER_HOUR_MS, timeZone);
+    const start = quarter * QUARTER_HOUR_MS;
+    const first = zoneOffsetMinutes(start, timeZone);
+    offset = first === zoneOffsetMinutes(start + QUARTER_HOUR_MS - 1000, timeZone) ? first : MIXED;
+    // Bounded: a long-lived isolate formatting many distant instants must not grow without end.
     if (offsetCache.size >= 10_000) offsetCache.clear();
     offsetCache.set(key, offset);
   }
-  return offset;
+  return Number.isNaN(offset) ? zoneOffsetMinutes(ms, timeZone) : offset;
 }
 
 const two = (n: number) => String(n).padStart(2, "0");
@@ -77,7 +84,12 @@ export function formatDateTime(ms: number, timeZone: string): string {
   return `${date}T${time}${offset}`;
 }
 
-/** `YYYY-MM-DD` of the instant in the service time zone (default for sentDate/deliveryDate). */
+/** `YYYY-MM-DD` of the instant in the service time zone. */
 export function formatDate(ms: number, timeZone: string): string {
   return wallClock(ms, timeZone).date;
+}
+
+/** Today in the service time zone (the default sentDate and deliveryDate). */
+export function today(timeZone: string): string {
+  return formatDate(now(), timeZone);
 }

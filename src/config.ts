@@ -1,5 +1,11 @@
+/**
+ * The Worker's bindings and variables, typed and parsed here once. Every variable and its default is
+ * written in ConfigSchema only: wrangler.toml sets none, so the deployed Worker, `npm start` and the
+ * tests all start from these defaults and override what they must.
+ */
 import { z } from "zod";
-import type { Env } from "./env";
+import type { NotificationMessage } from "./notifications/message";
+import type { RateLimiter } from "./rate-limit/durable-object";
 
 const flag = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
 const positiveInt = z.coerce.number().int().positive();
@@ -7,6 +13,7 @@ const positiveInt = z.coerce.number().int().positive();
 const DecisionLimits = z.record(z.string(), z.record(z.string(), z.number().int().nonnegative()));
 
 const ConfigSchema = z.object({
+  /** Refuse plain HTTP (403) and partner URLs that are not https. Off for local development and tests. */
   REQUIRE_HTTPS: flag.default(true),
   SERVICE_TIMEZONE: z
     .string()
@@ -27,9 +34,10 @@ const ConfigSchema = z.object({
   RATE_LIMIT_WINDOW_SECONDS: positiveInt.default(60),
   LOGIN_MAX_FAILURES: positiveInt.default(5),
   LOGIN_FAILURE_WINDOW_SECONDS: positiveInt.default(900),
+  /** Highest financed total (minor units) the automatic decision approves, per type and currency (JSON). */
   DECISION_LIMITS: z
     .string()
-    .default("{}")
+    .default('{"DEFERRED_PAYMENT":{"CZK":5000000,"EUR":200000},"PAY_IN_THREE":{"CZK":10000000,"EUR":400000}}')
     .transform((s, ctx) => {
       const parsed = DecisionLimits.safeParse(JSON.parse(s));
       if (!parsed.success) {
@@ -38,10 +46,20 @@ const ConfigSchema = z.object({
       }
       return parsed.data;
     }),
+  /** Secret: peppers password hashes and derives the key that encrypts API keys. */
   AUTH_PEPPER: z.string().min(16, "AUTH_PEPPER secret must be set (at least 16 characters)"),
+  /** Benchmarks and tests only: responses report the D1 and Durable Object calls they made. */
+  COUNT_BINDINGS: flag.default(false),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;
+
+/** Bindings of the Worker (wrangler.toml) and its variables, which arrive as strings. */
+export type Env = {
+  DB: D1Database;
+  RATE_LIMITER: DurableObjectNamespace<RateLimiter>;
+  NOTIFICATIONS: Queue<NotificationMessage>;
+} & { [Variable in keyof z.input<typeof ConfigSchema>]?: string };
 
 // Bindings are fixed for the life of an isolate: parse once per env object, fail loudly on bad config.
 const cache = new WeakMap<Env, Config>();

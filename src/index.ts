@@ -1,5 +1,5 @@
 import { createApp } from "./app";
-import type { Env } from "./env";
+import type { Env } from "./config";
 import { forgetExpiredKeys } from "./http/idempotency";
 import { consume } from "./notifications/consumer";
 import { sweep } from "./notifications/sweep";

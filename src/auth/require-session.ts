@@ -8,12 +8,12 @@ const REALM = 'Bearer realm="financing"';
 export const requireSession = createMiddleware<HonoEnv>(async (c, next) => {
   if (!c.get("session")) {
     if (c.get("sessionProblem") === "invalid") {
-      throw new ApiError(401, "invalid_token", "the access token is invalid or has expired", undefined, {
+      throw new ApiError("invalid_token", "the access token is invalid or has expired", undefined, {
         "WWW-Authenticate": `${REALM}, error="invalid_token", error_description="The access token is invalid or has expired"`,
       });
     }
     // RFC 6750 §3.1: a request without credentials gets the challenge without an error code.
-    throw new ApiError(401, "invalid_request", "the access token is missing", undefined, {
+    throw new ApiError("token_missing", "the access token is missing", undefined, {
       "WWW-Authenticate": REALM,
     });
   }

@@ -1,5 +1,5 @@
 import { drizzle } from "drizzle-orm/d1";
-import type { Env } from "../env";
+import type { Env } from "../config";
 import * as schema from "./schema";
 
 export type Database = ReturnType<typeof open>;

@@ -10,6 +10,23 @@ import { check, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex
 
 const createdAt = () => integer("created_at").notNull();
 
+/** Order fields kept as sent, besides lines and totals. */
+export interface OrderDetails {
+  number: string;
+  /** Unix milliseconds. */
+  reservationDate?: number | undefined;
+  addresses?: Record<string, string>[] | undefined;
+  variableSymbols: string[];
+  deliveryCarrier?: { carrierId: string } | undefined;
+  channel?: string | undefined;
+}
+
+export interface MerchantUrls {
+  approvedRedirect: string;
+  rejectedRedirect: string;
+  notificationEndpoint: string;
+}
+
 export const partners = sqliteTable("partners", {
   id: text("id").primaryKey(),
   username: text("username").notNull().unique(),
@@ -51,8 +68,8 @@ export const applications = sqliteTable(
     /** Customer object as accepted (validated, unknown fields dropped). */
     customer: text("customer", { mode: "json" }).notNull(),
     /** Order fields that are not lines or totals: number, reservationDate, addresses, variableSymbols, deliveryCarrier, channel. */
-    orderDetails: text("order_details", { mode: "json" }).notNull(),
-    merchantUrls: text("merchant_urls", { mode: "json" }).notNull(),
+    orderDetails: text("order_details", { mode: "json" }).$type<OrderDetails>().notNull(),
+    merchantUrls: text("merchant_urls", { mode: "json" }).$type<MerchantUrls>().notNull(),
     // Columns below are denormalised from the order for filtering, sorting and the duplicate check.
     orderNumber: text("order_number").notNull(),
     customerEmail: text("customer_email").notNull(),

@@ -1,6 +1,8 @@
 /**
  * The application state machine of the spec and CONTRACT section 4. Pure: no HTTP, no SQL.
  */
+import type { RefusalCode } from "./result";
+
 export const APPLICATION_STATES = ["PROCESSING", "READY", "REJECTED", "CANCELLED"] as const;
 export type ApplicationState = (typeof APPLICATION_STATES)[number];
 
@@ -39,14 +41,6 @@ export const OPERATIONS = [
   "REFUND",
 ] as const;
 export type Operation = (typeof OPERATIONS)[number];
-
-export type RefusalCode =
-  | "APPLICATION_NOT_READY"
-  | "APPLICATION_REJECTED"
-  | "APPLICATION_ALREADY_CANCELLED"
-  | "ORDER_ALREADY_SENT"
-  /** DECIDE on an application whose outcome is already known (the gateway then shows the outcome). */
-  | "APPLICATION_ALREADY_DECIDED";
 
 export interface ApplicationStatus {
   state: ApplicationState;

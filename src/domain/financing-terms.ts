@@ -1,6 +1,8 @@
 /**
- * What the customer agrees to on the gateway page. Pure: no HTTP, no SQL.
+ * The kinds of financing and what the customer agrees to on the gateway page. Pure: no HTTP, no SQL.
  */
+
+export const FINANCING_TYPES = ["DEFERRED_PAYMENT", "PAY_IN_THREE"] as const;
 
 export interface Instalment {
   /** 1-based. */

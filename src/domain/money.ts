@@ -1,13 +1,7 @@
 /**
  * Money rules on integer minor units. Pure: no HTTP, no SQL.
  */
-
-/** A problem found in a request, with `attribute` a path into it (e.g. `order.items[1].totalPrice.amount`). */
-export interface Problem {
-  code: string;
-  message: string;
-  attribute: string;
-}
+import type { Problem } from "./result";
 
 export interface MoneyInput {
   amount: number;

@@ -3,7 +3,8 @@
  * call one of these, and write back what changed.
  */
 import type { LineState } from "./application-state";
-import { type Problem, proRata } from "./money";
+import { proRata } from "./money";
+import { type Problem, problem, type Result, refused } from "./result";
 
 export interface Line {
   id: string;
@@ -13,6 +14,10 @@ export interface Line {
   ean: string | null;
   name: string;
   type: string;
+  variant: string | null;
+  producer: string | null;
+  categories: string[] | null;
+  productUrl: string | null;
   quantity: number;
   unitPriceAmount: number | null;
   totalPriceAmount: number;
@@ -24,6 +29,50 @@ export interface Line {
   sentDate: string | null;
   deliveryDate: string | null;
   deliveryTrackingNumber: string | null;
+}
+
+/** An item of a create or change-order request (validated and consistent). */
+export interface OrderItem {
+  code: string;
+  ean?: string | undefined;
+  name: string;
+  type: string;
+  variant?: string | undefined;
+  producer?: string | undefined;
+  categories?: string[] | undefined;
+  productUrl?: string | undefined;
+  quantity: number;
+  unitPrice?: { amount: number } | undefined;
+  totalPrice: { amount: number };
+  unitVat?: { vatRate: number; amount: number } | undefined;
+  totalVat: { vatRate: number; amount: number };
+}
+
+/** The lines of a new order content, in request order, nothing done to them yet. */
+export function newLines(items: readonly OrderItem[], newId: () => string): Line[] {
+  return items.map((item, position) => ({
+    id: newId(),
+    position,
+    code: item.code,
+    ean: item.ean ?? null,
+    name: item.name,
+    type: item.type,
+    variant: item.variant ?? null,
+    producer: item.producer ?? null,
+    categories: item.categories ?? null,
+    productUrl: item.productUrl ?? null,
+    quantity: item.quantity,
+    unitPriceAmount: item.unitPrice?.amount ?? null,
+    totalPriceAmount: item.totalPrice.amount,
+    unitVatRate: item.unitVat?.vatRate ?? null,
+    unitVatAmount: item.unitVat?.amount ?? null,
+    totalVatRate: item.totalVat.vatRate,
+    totalVatAmount: item.totalVat.amount,
+    state: "PROCESSING",
+    sentDate: null,
+    deliveryDate: null,
+    deliveryTrackingNumber: null,
+  }));
 }
 
 /** An entry of a request's `items`: any identifiers plus an optional quantity. */
@@ -44,9 +93,9 @@ export interface LineUpdate {
   deliveryTrackingNumber?: string;
 }
 
-export interface LinesChange {
+export interface LinesChange<L extends Line = Line> {
   /** The full list after the operation, in display order (position, then id). */
-  lines: Line[];
+  lines: L[];
   /** Ids of lines created by splits (to insert). */
   created: string[];
   /** Ids of existing lines whose fields changed (to update). */
@@ -54,8 +103,6 @@ export interface LinesChange {
   /** Sum of `totalPriceAmount` of the touched units (after pro-rata splits). */
   touchedAmount: number;
 }
-
-export type Outcome<T> = { ok: true; value: T } | { ok: false; problems: Problem[] };
 
 /**
  * Applies `update` to the units chosen by `selectors` among the lines for which `eligible` is true, or to
@@ -73,13 +120,13 @@ export type Outcome<T> = { ok: true; value: T } | { ok: false; problems: Problem
  * - When nothing eligible exists for a whole-order request the result touches nothing (the caller
  *   decides whether that is an error).
  */
-export function applyToLines(
-  lines: readonly Line[],
+export function applyToLines<L extends Line>(
+  lines: readonly L[],
   selectors: readonly ItemSelector[] | undefined,
-  eligible: (line: Line) => boolean,
+  eligible: (line: L) => boolean,
   update: LineUpdate,
   newId: () => string,
-): Outcome<LinesChange> {
+): Result<LinesChange<L>> {
   const ordered = sortLines(lines);
   // Units taken per line id; a line touched by several selectors is split once, for their sum.
   const taken = new Map<string, number>();
@@ -91,10 +138,10 @@ export function applyToLines(
     selectors.forEach((selector, i) => {
       problems.push(...take(ordered, selector, i, eligible, taken));
     });
-    if (problems.length > 0) return { ok: false, problems };
+    if (problems.length > 0) return refused(...problems);
   }
 
-  const result: Line[] = [];
+  const result: L[] = [];
   const created: string[] = [];
   const updated: string[] = [];
   let touchedAmount = 0;
@@ -120,11 +167,11 @@ export function applyToLines(
 const IDENTIFIERS = ["code", "ean", "name", "type"] as const;
 
 /** Reserves in `taken` the units `selector` asks for, or reports why it cannot (reserving nothing). */
-function take(
-  ordered: readonly Line[],
+function take<L extends Line>(
+  ordered: readonly L[],
   selector: ItemSelector,
   i: number,
-  eligible: (line: Line) => boolean,
+  eligible: (line: L) => boolean,
   taken: Map<string, number>,
 ): Problem[] {
   const problems: Problem[] = [];
@@ -134,30 +181,29 @@ function take(
     problems.push(invalidQuantity(i, `Quantity ${quantity} is not an integer of at least 1.`));
   }
 
-  const given = IDENTIFIERS.filter((key) => selector[key] !== undefined);
-  const matching =
-    given.length === 0
-      ? []
-      : ordered.filter((line) => eligible(line) && given.every((key) => line[key] === selector[key]));
+  const matching = ordered.filter((line) => eligible(line) && selects(selector, line));
   const free = (line: Line) => line.quantity - (taken.get(line.id) ?? 0);
   const available = matching.reduce((sum, line) => sum + free(line), 0);
 
   if (matching.length === 0) {
-    problems.push({
-      code: "ITEM_NOT_FOUND",
-      message:
-        given.length === 0
-          ? "The item gives none of code, ean, name, type."
-          : "No item of the order in a state this operation applies to matches every identifier given.",
-      attribute: `items[${i}]`,
-    });
+    problems.push(
+      problem(
+        "ITEM_NOT_FOUND",
+        IDENTIFIERS.some((key) => selector[key] !== undefined)
+          ? "No item of the order in a state this operation applies to matches every identifier given."
+          : "The item gives none of code, ean, name, type.",
+        `items[${i}]`,
+      ),
+    );
   } else if (available === 0 && quantity === undefined) {
     // "The whole remaining quantity" of nothing: earlier entries of the request already took every unit.
-    problems.push({
-      code: "ITEM_NOT_FOUND",
-      message: "Every matching unit is already taken by an earlier item of this request.",
-      attribute: `items[${i}]`,
-    });
+    problems.push(
+      problem(
+        "ITEM_NOT_FOUND",
+        "Every matching unit is already taken by an earlier item of this request.",
+        `items[${i}]`,
+      ),
+    );
   } else if (quantityValid && quantity !== undefined && quantity > available) {
     problems.push(invalidQuantity(i, `Quantity ${quantity} exceeds the ${available} units available.`));
   }
@@ -173,11 +219,17 @@ function take(
   return [];
 }
 
-function invalidQuantity(i: number, message: string): Problem {
-  return { code: "INVALID_QUANTITY", message, attribute: `items[${i}].quantity` };
+/** Whether the selector names the line: it gives at least one identifier and every one it gives is equal. */
+function selects(selector: ItemSelector, line: Line): boolean {
+  const given = IDENTIFIERS.filter((key) => selector[key] !== undefined);
+  return given.length > 0 && given.every((key) => line[key] === selector[key]);
 }
 
-function withUpdate(line: Line, update: LineUpdate): Line {
+function invalidQuantity(i: number, message: string): Problem {
+  return problem("INVALID_QUANTITY", message, `items[${i}].quantity`);
+}
+
+function withUpdate<L extends Line>(line: L, update: LineUpdate): L {
   return {
     ...line,
     state: update.state,
@@ -188,7 +240,7 @@ function withUpdate(line: Line, update: LineUpdate): Line {
 }
 
 /** The taken `units` as a new line `id`, and the rest of the origin; amounts sum exactly to the origin's. */
-function split(line: Line, units: number, id: string): [piece: Line, rest: Line] {
+function split<L extends Line>(line: L, units: number, id: string): [piece: L, rest: L] {
   const price = proRata(line.totalPriceAmount, units, line.quantity);
   const vat = proRata(line.totalVatAmount, units, line.quantity);
   return [
@@ -211,4 +263,60 @@ export function financedAmount(lines: readonly Line[]): number {
 export function sortLines<T extends Pick<Line, "position" | "id">>(lines: readonly T[]): T[] {
   // Code-unit comparison, not localeCompare: the order must not depend on the runtime's locale.
   return [...lines].sort((a, b) => a.position - b.position || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+// ---- Discounts ------------------------------------------------------------------------------------
+
+/**
+ * A DISCOUNT line (the only kind with a negative price) lowers the price of the whole order, not of one
+ * item, so it moves only with the whole order:
+ * - it is sent and delivered like any line;
+ * - cancel and return refuse to take it on its own (DISCOUNT_NOT_SEPARABLE, see `discountSelections`);
+ * - it follows the goods (`settleDiscounts`): cancelled once every other line is cancelled, returned once
+ *   every other line is returned or cancelled.
+ * Until then the discount stays whole with the goods that remain. So a discount never raises the
+ * financed total nor lowers the refunded one; the ledger (src/domain/ledger.ts) refuses whatever would.
+ */
+export const isDiscount = (line: Pick<Line, "type">) => line.type === "DISCOUNT";
+
+/** Cancel and return act on goods: an item of the request that names only DISCOUNT lines is refused. */
+export function discountSelections(lines: readonly Line[], selectors: readonly ItemSelector[] | undefined): Problem[] {
+  return (selectors ?? []).flatMap((selector, i) =>
+    lines.some((l) => isDiscount(l) && selects(selector, l)) &&
+    !lines.some((l) => !isDiscount(l) && selects(selector, l))
+      ? [
+          problem(
+            "DISCOUNT_NOT_SEPARABLE",
+            "A DISCOUNT line is cancelled or returned only with the whole order: omit items to act on the whole order.",
+            `items[${i}]`,
+          ),
+        ]
+      : [],
+  );
+}
+
+const done = (state: LineState) => state === "CANCELLED" || state === "RETURNED";
+
+/**
+ * Lets the DISCOUNT lines follow the goods after an operation: when every other line is cancelled they
+ * are cancelled; when every other line is cancelled or returned they are returned, or cancelled when
+ * returning them would leave less financed than `refunded` (the goods that came back were refunded
+ * beyond the discounted price: the discount no longer applies, and cancelling it keeps the customer
+ * owing nothing). Returned discounts count in `touchedAmount` (they lower an item return's refund).
+ */
+export function settleDiscounts<L extends Line>(change: LinesChange<L>, refunded: number): LinesChange<L> {
+  const goods = change.lines.filter((l) => !isDiscount(l));
+  const open = change.lines.filter((l) => isDiscount(l) && !done(l.state));
+  if (open.length === 0 || !goods.every((l) => done(l.state))) return change;
+  const cancelled = goods.every((l) => l.state === "CANCELLED");
+  const discount = open.reduce((sum, l) => sum + l.totalPriceAmount, 0);
+  const returned = !cancelled && financedAmount(change.lines) >= refunded;
+  const state: LineState = returned ? "RETURNED" : "CANCELLED";
+  const following = new Set(open.map((l) => l.id));
+  return {
+    lines: change.lines.map((l) => (following.has(l.id) ? { ...l, state } : l)),
+    created: change.created,
+    updated: [...new Set([...change.updated, ...following])],
+    touchedAmount: change.touchedAmount + (returned ? discount : 0),
+  };
 }

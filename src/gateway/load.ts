@@ -1,10 +1,9 @@
-import { eq } from "drizzle-orm";
 import type { Context } from "hono";
+import { gatewayTokenMatches } from "../auth/gateway-token";
 import { config } from "../config";
+import { applicationOwner } from "../db/applications";
 import { database } from "../db/client";
-import { applications, partners } from "../db/schema";
 import type { HonoEnv } from "../env";
-import { gatewayTokenMatches } from "./token";
 
 /** The gateway URL (see gatewayUrl): the token is the customer's only credential. */
 export const GATEWAY_PATH = "/gateway/:applicationId/:token";
@@ -26,11 +25,5 @@ export async function gatewayOwner(
   token: string,
 ): Promise<GatewayOwner | null> {
   if (!(await gatewayTokenMatches(config(c.env).AUTH_PEPPER, applicationId, token))) return null;
-  const owner = await database(c.env)
-    .select({ partnerId: applications.partnerId, merchantName: partners.displayName })
-    .from(applications)
-    .innerJoin(partners, eq(partners.id, applications.partnerId))
-    .where(eq(applications.id, applicationId))
-    .get();
-  return owner ?? null;
+  return applicationOwner(database(c.env), applicationId);
 }

@@ -17,11 +17,6 @@ export function outcomeOf(state: ApplicationState): Outcome | undefined {
   }
 }
 
-interface MerchantUrls {
-  approvedRedirect: string;
-  rejectedRedirect: string;
-}
-
 /**
  * Where the customer goes back to the shop: `approvedRedirect` when approved, `rejectedRedirect`
  * otherwise (cancelled included, CONTRACT 6), with `applicationId` added to the partner's own query.
@@ -29,7 +24,7 @@ interface MerchantUrls {
  * signed or oddly encoded parameters survive.
  */
 export function outcomeRedirect(application: Aggregate["application"]): string {
-  const urls = application.merchantUrls as MerchantUrls;
+  const urls = application.merchantUrls;
   const url = new URL(application.state === "READY" ? urls.approvedRedirect : urls.rejectedRedirect);
   const parameter = `applicationId=${encodeURIComponent(application.id)}`;
   url.search = url.search.length > 1 ? `${url.search}&${parameter}` : `?${parameter}`;

@@ -1,11 +1,10 @@
 import { Hono } from "hono";
-import { formatDate, now } from "../clock";
+import { today } from "../clock";
 import { config } from "../config";
 import { loadAggregate } from "../db/applications";
 import { database } from "../db/client";
 import { instalments } from "../domain/financing-terms";
 import type { HonoEnv } from "../env";
-import type { OrderDetails } from "../routes/applications/present";
 import { errorPage } from "./errors";
 import { formatMoney } from "./format";
 import { GATEWAY_PATH, gatewayOwner } from "./load";
@@ -17,8 +16,10 @@ export const showGateway = new Hono<HonoEnv>().get(GATEWAY_PATH, async (c) => {
   const { applicationId, token } = c.req.param();
   const owner = await gatewayOwner(c, applicationId, token);
   if (!owner) return errorPage(c, 404);
-  const { application: app, lines } = await loadAggregate(database(c.env), owner.partnerId, applicationId);
-  const { number: orderNumber } = app.orderDetails as OrderDetails;
+  const aggregate = await loadAggregate(database(c.env), owner.partnerId, applicationId);
+  if (!aggregate) return errorPage(c, 404);
+  const { application: app, lines } = aggregate;
+  const { number: orderNumber } = app.orderDetails;
 
   const outcome = outcomeOf(app.state);
   if (outcome) {
@@ -33,7 +34,7 @@ export const showGateway = new Hono<HonoEnv>().get(GATEWAY_PATH, async (c) => {
   }
 
   // The terms are computed, not stored: they are what confirming today would mean.
-  const today = formatDate(now(), config(c.env).SERVICE_TIMEZONE);
+  const date = today(config(c.env).SERVICE_TIMEZONE);
   const money = (amount: number) => formatMoney(amount, app.currency);
   return c.html(
     <ApplicationPage
@@ -46,7 +47,7 @@ export const showGateway = new Hono<HonoEnv>().get(GATEWAY_PATH, async (c) => {
           .filter((l) => l.state !== "CANCELLED")
           .map((l) => ({ name: l.name, quantity: l.quantity, total: money(l.totalPriceAmount) })),
         total: money(app.totalAmount),
-        instalments: instalments(app.type, app.totalAmount, today).map((i) => ({ ...i, amount: money(i.amount) })),
+        instalments: instalments(app.type, app.totalAmount, date).map((i) => ({ ...i, amount: money(i.amount) })),
         agreementNeeded: !app.agreementTermsAndConditions,
       }}
     />,

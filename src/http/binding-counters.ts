@@ -1,5 +1,6 @@
 import { createMiddleware } from "hono/factory";
-import type { Env, HonoEnv } from "../env";
+import { config, type Env } from "../config";
+import type { HonoEnv } from "../env";
 
 /**
  * Counting wrappers around D1 and the Durable Object namespace, switched on by COUNT_BINDINGS="true"
@@ -81,7 +82,7 @@ function countingNamespace(namespace: Env["RATE_LIMITER"], counts: Counts): Env[
 }
 
 export const countBindings = createMiddleware<HonoEnv>(async (c, next) => {
-  if (c.env.COUNT_BINDINGS !== "true") return next();
+  if (!config(c.env).COUNT_BINDINGS) return next();
   const counts: Counts = { roundTrips: 0, statements: 0, objectCalls: 0 };
   c.env = {
     ...c.env,

@@ -28,7 +28,9 @@ export const idempotency = createMiddleware<HonoEnv>(async (c, next) => {
   const key = c.req.header("Idempotency-Key");
   if (key === undefined || (c.req.method !== "POST" && c.req.method !== "PUT")) return next();
   if (key.length < 1 || key.length > 255) {
-    throw ApiError.badRequest([detail("INVALID_VALUE", "must be 1 to 255 characters", "Idempotency-Key")]);
+    throw ApiError.of([
+      { code: "INVALID_VALUE", message: "must be 1 to 255 characters", attribute: "Idempotency-Key" },
+    ]);
   }
   const { partnerId } = session(c);
   const target = `${c.req.method} ${new URL(c.req.url).pathname}`;
@@ -55,11 +57,13 @@ export const idempotency = createMiddleware<HonoEnv>(async (c, next) => {
     // Gone: the first request failed with a 5xx and released the key; claim it in the next round.
     if (!first) continue;
     if (first.requestHash !== requestHash) {
-      throw ApiError.unprocessable(
-        "IDEMPOTENCY_KEY_REUSED",
-        "this Idempotency-Key was used with another request in the last 24 hours",
-        "Idempotency-Key",
-      );
+      throw ApiError.of([
+        {
+          code: "IDEMPOTENCY_KEY_REUSED",
+          message: "this Idempotency-Key was used with another request in the last 24 hours",
+          attribute: "Idempotency-Key",
+        },
+      ]);
     }
     if (first.responseStatus !== null) {
       const headers = new Headers(first.responseHeaders as Record<string, string>);
@@ -67,7 +71,7 @@ export const idempotency = createMiddleware<HonoEnv>(async (c, next) => {
       return c.body(first.responseBody ?? "", first.responseStatus as 200, Object.fromEntries(headers));
     }
     if (waited >= IN_FLIGHT_WAIT_MS) {
-      throw new ApiError(409, "conflict", "a request with this Idempotency-Key is still being processed", [
+      throw new ApiError("conflict", "a request with this Idempotency-Key is still being processed", [
         detail("IDEMPOTENCY_KEY_IN_USE", "retry when the first request has finished", "Idempotency-Key"),
       ]);
     }

@@ -1,6 +1,6 @@
 import { createMiddleware } from "hono/factory";
 import type { HonoEnv } from "../env";
-import { ApiError, detail } from "./errors";
+import { ApiError } from "./errors";
 
 const JSON_MEDIA_TYPE = /^application\/([\w.-]+\+)?json$/i;
 
@@ -16,12 +16,12 @@ export const jsonBody = createMiddleware<HonoEnv>(async (c, next) => {
   if (!empty) {
     const mediaType = (c.req.header("Content-Type") ?? "").split(";")[0]!.trim();
     if (!JSON_MEDIA_TYPE.test(mediaType)) {
-      throw new ApiError(415, "unsupported_media_type", "request body must be JSON (Content-Type: application/json)");
+      throw new ApiError("unsupported_media_type", "request body must be JSON (Content-Type: application/json)");
     }
     try {
       JSON.parse(text);
     } catch {
-      throw ApiError.badRequest([detail("MALFORMED_JSON", "request body is not valid JSON")]);
+      throw ApiError.of([{ code: "MALFORMED_JSON", message: "request body is not valid JSON" }]);
     }
   }
   // Hono's json() parses the cached text: an empty body reads as `{}`.

@@ -1,6 +1,6 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import type { HonoEnv } from "../env";
-import { ApiError, zodDetails } from "./errors";
+import { ApiError, zodProblems } from "./errors";
 
 /**
  * Every router is an OpenAPIHono built here, so that a validation failure of any route (body, query or
@@ -10,8 +10,7 @@ export function router() {
   return new OpenAPIHono<HonoEnv>({
     defaultHook: (result) => {
       // @hono/zod-validator passes the raw input as `data`, so that missing values can be told apart.
-      if (!result.success)
-        throw ApiError.badRequest(zodDetails(result.error, "data" in result ? result.data : undefined));
+      if (!result.success) throw ApiError.of(zodProblems(result.error, "data" in result ? result.data : undefined));
     },
   });
 }

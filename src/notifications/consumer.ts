@@ -6,11 +6,11 @@
 import { and, eq, ne } from "drizzle-orm";
 import { decryptApiKey } from "../auth/crypto";
 import { formatDateTime, now } from "../clock";
+import type { Env } from "../config";
 import { config } from "../config";
 import { database } from "../db/client";
 import { applications, events, notificationAttempts, partners } from "../db/schema";
 import { retryDelaySeconds } from "../domain/notification-schedule";
-import type { Env } from "../env";
 import { newId } from "../ids";
 import type { NotificationMessage } from "./message";
 import { signNotification } from "./signing";

@@ -1,4 +1,4 @@
-import type { Env } from "../env";
+import type { Env } from "../config";
 
 /**
  * Hands the events a committed batch wrote to the queue. It runs after the response (waitUntil) and

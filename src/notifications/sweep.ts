@@ -1,8 +1,8 @@
 import { and, eq, inArray, isNull, lt, notExists, or } from "drizzle-orm";
 import { now } from "../clock";
+import type { Env } from "../config";
 import { database } from "../db/client";
 import { events, notificationAttempts } from "../db/schema";
-import type { Env } from "../env";
 
 /** An event untouched this long after it was written (or last swept) was never handed to the queue. */
 export const SWEEP_AFTER_MS = 5 * 60 * 1000;

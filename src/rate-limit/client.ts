@@ -2,8 +2,8 @@ import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { sha256Hex } from "../auth/crypto";
 import { now } from "../clock";
-import { config } from "../config";
-import type { Env, HonoEnv } from "../env";
+import { config, type Env } from "../config";
+import type { HonoEnv } from "../env";
 import { ApiError } from "../http/errors";
 import type { HitResult, Quota, SessionRecord } from "./durable-object";
 
@@ -72,7 +72,7 @@ export const rateLimitAndSession = createMiddleware<HonoEnv>(async (c, next) => 
   // Set on the context before anything can fail, so every response (errors too) reports the quota.
   setQuotaHeaders(c, result);
   if (!result.allowed) {
-    throw new ApiError(429, "rate_limit_exceeded", "call quota exceeded; retry after the period resets", undefined, {
+    throw new ApiError("rate_limit_exceeded", "call quota exceeded; retry after the period resets", undefined, {
       "Retry-After": String(result.reset),
     });
   }

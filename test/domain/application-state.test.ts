@@ -6,11 +6,11 @@ import {
   type LineState,
   OPERATIONS,
   permits,
-  type RefusalCode,
   STATE_REASONS,
   type StateReason,
   stateAfterLines,
 } from "../../src/domain/application-state";
+import type { RefusalCode } from "../../src/domain/result";
 
 type Expected = "ok" | RefusalCode;
 const ok = "ok";

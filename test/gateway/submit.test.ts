@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { call, json, signIn } from "../support/api";
 import { applicationRequest, createApplication, eventsOf, forceState } from "../support/factories";
-import { browse, openGateway, requestWithTotal, storedDecision, submitGateway } from "./support";
+import { browse, openGateway, requestWithTotal, storedDecision, submitGateway } from "../support/gateway";
 
 const APPROVED = "https://shop.example.com/financing/approved?order=1";
 const REJECTED = "https://shop.example.com/financing/rejected";

@@ -2,7 +2,7 @@ import { createExecutionContext, SELF, waitOnExecutionContext } from "cloudflare
 import { env } from "cloudflare:workers";
 import { createApp } from "../../src/app";
 import { encryptApiKey, hashPassword, randomSecret } from "../../src/auth/crypto";
-import type { Env } from "../../src/env";
+import type { Env } from "../../src/config";
 import { newId } from "../../src/ids";
 
 export const BASE = "http://api.test";

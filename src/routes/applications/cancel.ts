@@ -1,6 +1,7 @@
 import { createRoute } from "@hono/zod-openapi";
+import { operate } from "../../applications/operate";
+import { planCancellation } from "../../domain/application-operations";
 import { bearerSecurity, jsonBodyOf, jsonContent, router, unprocessable, writeErrors } from "../../http/openapi";
-import { cancellationPlan, operate } from "./operate";
 import { presentApplication, presentContext } from "./present";
 import { Application, ApplicationIdParam, CancelApplicationRequest } from "./schema";
 
@@ -10,7 +11,7 @@ const route = createRoute({
   tags: ["Applications"],
   summary: "Cancel an application",
   description:
-    "Allowed in PROCESSING, and in READY while no item is sent or delivered; the application becomes CANCELLED / CANCELLED_NOT_PAID and every line CANCELLED. `reason` defaults to APPLICATION_CANCELLED_OTHER. Refusals (422): APPLICATION_REJECTED, APPLICATION_ALREADY_CANCELLED, ORDER_ALREADY_SENT.",
+    "Allowed in PROCESSING, and in READY while no item is sent or delivered; the application becomes CANCELLED / CANCELLED_NOT_PAID and every line CANCELLED. `reason` defaults to APPLICATION_CANCELLED_OTHER. Refusals (422): APPLICATION_REJECTED, APPLICATION_ALREADY_CANCELLED, ORDER_ALREADY_SENT, REFUND_LIMIT_EXCEEDED (something was refunded).",
   security: bearerSecurity,
   request: { params: ApplicationIdParam, body: jsonBodyOf(CancelApplicationRequest) },
   responses: {
@@ -21,9 +22,9 @@ const route = createRoute({
 });
 
 export const cancelApplication = router().openapi(route, async (c) => {
-  const { reason, customReason } = c.req.valid("json");
-  const aggregate = await operate(c, c.req.valid("param").applicationId, (current) =>
-    cancellationPlan(current, reason, customReason),
+  const request = c.req.valid("json");
+  const { aggregate } = await operate(c, c.req.valid("param").applicationId, (current, ctx) =>
+    planCancellation(current, request, ctx),
   );
   return c.json(await presentApplication(aggregate, presentContext(c)), 200);
 });

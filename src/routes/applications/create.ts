@@ -1,23 +1,23 @@
 import { createRoute } from "@hono/zod-openapi";
-import { and, eq } from "drizzle-orm";
+import { conflict } from "../../applications/operate";
 import { sha256Hex } from "../../auth/crypto";
 import { session } from "../../auth/require-session";
 import { now } from "../../clock";
 import { config } from "../../config";
-import { type Aggregate, conflict, insertLines, isConstraintError, loadAggregate } from "../../db/applications";
+import { fingerprintHolder, insertApplication, releaseFingerprint } from "../../db/application-write";
+import { type Aggregate, loadAggregate } from "../../db/applications";
 import { database } from "../../db/client";
-import { applications, events } from "../../db/schema";
+import type { OrderDetails } from "../../db/schema";
+import { duplicateKey, withinDuplicateWindow } from "../../domain/duplicates";
+import { merchantUrlProblems } from "../../domain/merchant-urls";
 import { orderConsistencyProblems } from "../../domain/money";
-import { ApiError, detail, type ErrorDetail } from "../../http/errors";
+import { newLines } from "../../domain/order-lines";
+import { ApiError } from "../../http/errors";
 import { bearerSecurity, jsonBodyOf, jsonContent, router, writeErrors } from "../../http/openapi";
 import { newId } from "../../ids";
 import { publish } from "../../notifications/outbox";
-import { lineRows } from "./line-rows";
-import { type OrderDetails, presentApplication, presentContext } from "./present";
-import { Application, type CreateApplicationInput, CreateApplicationRequest } from "./schema";
-
-/** Spec rule 1: an identical request within 20 minutes returns the earlier application. */
-export const DUPLICATE_WINDOW_MS = 20 * 60 * 1000;
+import { presentApplication, presentContext } from "./present";
+import { Application, CreateApplicationRequest } from "./schema";
 
 const route = createRoute({
   method: "post",
@@ -35,35 +35,26 @@ const route = createRoute({
   },
 });
 
-const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i;
-
-/** Where HTTPS is required, the partner's URLs must be https and not point at a loopback host. */
-function merchantUrlProblems(urls: CreateApplicationInput["merchantUrls"], requireHttps: boolean): ErrorDetail[] {
-  if (!requireHttps) return [];
-  return Object.entries(urls).flatMap(([name, value]) => {
-    const url = new URL(value);
-    return url.protocol !== "https:" || LOOPBACK.test(url.hostname)
-      ? [detail("INVALID_VALUE", "must be an https URL of a public host", `merchantUrls.${name}`)]
-      : [];
-  });
-}
-
+/**
+ * Creates the application with its lines and first event in one batch. Duplicates (spec rule 1) are
+ * settled by the unique index on (partner, fingerprint), also between concurrent creates: on a
+ * collision the holder of the fingerprint is looked at; inside the window it is the answer, older it
+ * leaves the window (releases the fingerprint) and the insert is tried again. So the usual create is
+ * one batch, and only the rare collision pays the extra round trips.
+ */
 export const createApplication = router().openapi(route, async (c) => {
   const input = c.req.valid("json");
   const { partnerId } = session(c);
   const problems = [
-    ...orderConsistencyProblems(input.order).map((p) => detail(p.code, p.message, p.attribute)),
+    ...orderConsistencyProblems(input.order),
     ...merchantUrlProblems(input.merchantUrls, config(c.env).REQUIRE_HTTPS),
   ];
-  if (problems.length > 0) throw ApiError.badRequest(problems);
+  if (problems.length > 0) throw ApiError.of(problems);
 
   const db = database(c.env);
   const at = now();
   const { order, customer } = input;
-  const currency = order.totalPrice.currency;
-  const duplicateFingerprint = await sha256Hex(
-    JSON.stringify([input.type, order.totalPrice.amount, currency, order.number, order.variableSymbols]),
-  );
+  const fingerprint = await sha256Hex(duplicateKey(input));
   const id = newId(at);
   const details: OrderDetails = {
     number: order.number,
@@ -86,7 +77,7 @@ export const createApplication = router().openapi(route, async (c) => {
     orderNumber: order.number,
     customerEmail: customer.email.toLowerCase(),
     variableSymbols: order.variableSymbols.join(","),
-    currency,
+    currency: order.totalPrice.currency,
     totalAmount: order.totalPrice.amount,
     approvedAmount: null,
     refundedAmount: 0,
@@ -94,58 +85,33 @@ export const createApplication = router().openapi(route, async (c) => {
     decidedAt: null,
     cancelReason: null,
     customCancelReason: null,
-    duplicateFingerprint,
+    duplicateFingerprint: fingerprint,
     eventSequence: 1,
     version: 0,
     createdAt: at,
     updatedAt: at,
   };
-  const lines = lineRows(id, input.order.items, at);
-  const eventId = newId(at);
+  const lines = newLines(order.items, () => newId(at));
+  const event = {
+    id: newId(at),
+    sequence: 1,
+    state: application.state,
+    stateReason: application.stateReason,
+    occurredAt: at,
+  };
 
-  const write = () =>
-    db.batch([
-      db.insert(applications).values(application),
-      ...insertLines(db, lines),
-      db.insert(events).values({
-        id: eventId,
-        applicationId: id,
-        sequence: 1,
-        state: application.state,
-        stateReason: application.stateReason,
-        occurredAt: at,
-      }),
-    ]);
-  // The unique index on (partner, fingerprint) decides duplicates, also between concurrent creates. On a
-  // collision the holder of the fingerprint is looked at: inside the window it is the answer; older, it
-  // leaves the window (releases the fingerprint) and the insert is tried again. So the usual create is
-  // one batch of inserts, and the rare collision pays the extra round trips.
   for (let round = 1; ; round++) {
-    try {
-      await write();
-      break;
-    } catch (error) {
-      if (!isConstraintError(error, "applications.duplicate_fingerprint")) throw error;
-      const twin = await db
-        .select({ id: applications.id, createdAt: applications.createdAt })
-        .from(applications)
-        .where(and(eq(applications.partnerId, partnerId), eq(applications.duplicateFingerprint, duplicateFingerprint)))
-        .get();
-      if (twin && twin.createdAt > at - DUPLICATE_WINDOW_MS) {
-        const existing = await loadAggregate(db, partnerId, twin.id);
-        return c.json(await presentApplication(existing, presentContext(c)), 200);
-      }
-      if (round >= 3) throw conflict();
-      if (twin) {
-        await db
-          .update(applications)
-          .set({ duplicateFingerprint: null })
-          .where(and(eq(applications.id, twin.id), eq(applications.duplicateFingerprint, duplicateFingerprint)));
-      }
+    if ((await insertApplication(db, application, lines, event)) === "created") break;
+    const twin = await fingerprintHolder(db, partnerId, fingerprint);
+    if (twin && withinDuplicateWindow(twin.createdAt, at)) {
+      const existing = await loadAggregate(db, partnerId, twin.id);
+      if (existing) return c.json(await presentApplication(existing, presentContext(c)), 200);
     }
+    if (round >= 3) throw conflict();
+    if (twin) await releaseFingerprint(db, twin.id, fingerprint);
   }
 
-  c.executionCtx.waitUntil(publish(c.env, [eventId]));
+  c.executionCtx.waitUntil(publish(c.env, [event.id]));
   const view = await presentApplication({ application, lines, documents: [] }, presentContext(c));
   c.header("Location", `${presentContext(c).baseUrl}/financing/v1/applications/${id}`);
   return c.json(view, 201);

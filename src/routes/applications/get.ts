@@ -2,6 +2,7 @@ import { createRoute } from "@hono/zod-openapi";
 import { session } from "../../auth/require-session";
 import { loadAggregate } from "../../db/applications";
 import { database } from "../../db/client";
+import { ApiError } from "../../http/errors";
 import { bearerSecurity, commonErrors, jsonContent, router } from "../../http/openapi";
 import { presentApplication, presentContext } from "./present";
 import { Application, ApplicationIdParam } from "./schema";
@@ -20,5 +21,6 @@ const route = createRoute({
 
 export const getApplication = router().openapi(route, async (c) => {
   const aggregate = await loadAggregate(database(c.env), session(c).partnerId, c.req.valid("param").applicationId);
+  if (!aggregate) throw ApiError.notFound("application");
   return c.json(await presentApplication(aggregate, presentContext(c)), 200);
 });

@@ -4,29 +4,20 @@
  */
 import type { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
+import { gatewayUrl } from "../../auth/gateway-token";
 import { formatDateTime } from "../../clock";
 import { config } from "../../config";
-import type { Aggregate, StoredLine } from "../../db/applications";
+import type { Aggregate } from "../../db/applications";
 import { deriveOrderState } from "../../domain/application-state";
-import { financedAmount } from "../../domain/order-lines";
+import { ledgerOf, refundableAmount } from "../../domain/ledger";
+import type { Line } from "../../domain/order-lines";
 import type { HonoEnv } from "../../env";
-import { gatewayUrl } from "../../gateway/token";
 import type { Application, CustomerInput, OrderWithApplication } from "./schema";
 
 export interface PresentContext {
   timeZone: string;
   baseUrl: string;
   pepper: string;
-}
-
-/** Order fields kept as sent, besides lines and totals. */
-export interface OrderDetails {
-  number: string;
-  reservationDate?: number;
-  addresses?: Record<string, string>[];
-  variableSymbols: string[];
-  deliveryCarrier?: { carrierId: string };
-  channel?: string;
 }
 
 type ApplicationView = z.infer<typeof Application>;
@@ -38,7 +29,7 @@ function present<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null && v !== undefined)) as T;
 }
 
-function item(line: StoredLine, currency: string) {
+function item(line: Line, currency: string) {
   return present({
     code: line.code,
     ean: line.ean,
@@ -64,7 +55,7 @@ function item(line: StoredLine, currency: string) {
 }
 
 /** VAT of the lines that are not cancelled, summed per rate in order of first appearance. */
-function vatPerRate(lines: readonly StoredLine[], currency: string) {
+function vatPerRate(lines: readonly Line[], currency: string) {
   const perRate = new Map<number, number>();
   for (const line of lines) {
     if (line.state === "CANCELLED") continue;
@@ -75,17 +66,17 @@ function vatPerRate(lines: readonly StoredLine[], currency: string) {
 
 export function presentOrder(aggregate: Aggregate, ctx: PresentContext): OrderView {
   const { application: app, lines } = aggregate;
-  const details = app.orderDetails as OrderDetails;
-  const financed = financedAmount(lines);
+  const details = app.orderDetails;
+  const ledger = ledgerOf(app, lines);
   return present({
     number: details.number,
     reservationDate:
       details.reservationDate === undefined ? undefined : formatDateTime(details.reservationDate, ctx.timeZone),
     state: deriveOrderState(lines.map((l) => l.state)),
-    totalPrice: money(financed, app.currency),
+    totalPrice: money(ledger.financed, app.currency),
     totalVat: vatPerRate(lines, app.currency),
-    refundedPrice: money(app.refundedAmount, app.currency),
-    refundablePrice: money(financed - app.refundedAmount, app.currency),
+    refundedPrice: money(ledger.refunded, app.currency),
+    refundablePrice: money(refundableAmount(ledger), app.currency),
     items: lines.map((line) => item(line, app.currency)),
     addresses: details.addresses,
     variableSymbols: details.variableSymbols,
@@ -115,7 +106,7 @@ export async function presentApplication(aggregate: Aggregate, ctx: PresentConte
     agreementTermsAndConditions: app.agreementTermsAndConditions,
     customer: app.customer as CustomerInput,
     order,
-    merchantUrls: app.merchantUrls as ApplicationView["merchantUrls"],
+    merchantUrls: app.merchantUrls,
     gatewayRedirectUrl: await gatewayUrl(ctx.baseUrl, ctx.pepper, app.id),
     cancellation: app.cancelReason
       ? present({ reason: app.cancelReason, customReason: app.customCancelReason })

@@ -4,8 +4,8 @@
  */
 import { z } from "@hono/zod-openapi";
 import { APPLICATION_STATES, CANCEL_REASONS, LINE_STATES, STATE_REASONS } from "../../domain/application-state";
+import { FINANCING_TYPES } from "../../domain/financing-terms";
 
-export const FINANCING_TYPES = ["DEFERRED_PAYMENT", "PAY_IN_THREE"] as const;
 export const ITEM_TYPES = [
   "PHYSICAL",
   "DIGITAL",
@@ -38,6 +38,9 @@ const MAX_AMOUNT = 1_000_000_000_000;
 const amount = z.number().int("must be an integer").min(-MAX_AMOUNT).max(MAX_AMOUNT);
 const currency = z.string().regex(/^[A-Z]{3}$/, "must be an ISO 4217 code of three capital letters");
 const text = (max: number) => z.string().trim().min(1, "must not be empty").max(max);
+
+/** A payment reference: digits only, so no separator can be ambiguous in the stored list or a filter. */
+export const VariableSymbol = z.string().regex(/^[0-9]{1,10}$/, "must be 1 to 10 digits");
 
 export const Money = z
   .object({ amount: amount.openapi({ example: 12590 }), currency: currency.openapi({ example: "CZK" }) })
@@ -134,10 +137,7 @@ export const OrderInput = OrderContent.extend({
   number: text(64).openapi({ example: "2026-000123" }),
   reservationDate: DateTimeInput.optional(),
   addresses: z.array(Address).max(10).optional(),
-  variableSymbols: z
-    .array(z.string().regex(/^[0-9]{1,10}$/, "must be 1 to 10 digits"))
-    .max(10)
-    .default([]),
+  variableSymbols: z.array(VariableSymbol).max(10).default([]),
   deliveryCarrier: z.object({ carrierId: text(100) }).optional(),
   channel: z.enum(CHANNELS).optional(),
 }).openapi("OrderInput");

@@ -1,10 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { eq } from "drizzle-orm";
 import { DECOY_PASSWORD_HASH, randomSecret, sha256Hex, verifyPassword } from "../../auth/crypto";
 import { now } from "../../clock";
 import { config } from "../../config";
 import { database } from "../../db/client";
-import { accessTokens, partners } from "../../db/schema";
+import { partnerByUsername, recordAccessToken } from "../../db/partners";
 import { ApiError } from "../../http/errors";
 import { ErrorSchema, jsonBodyOf, jsonContent, router } from "../../http/openapi";
 import { limiter, loginSubject, tokenSubject } from "../../rate-limit/client";
@@ -47,29 +46,25 @@ export const login = router().openapi(route, async (c) => {
   const throttle = limiter(c.env, await loginSubject(username));
   const throttled = await throttle.peek(at, cfg.LOGIN_MAX_FAILURES, cfg.LOGIN_FAILURE_WINDOW_SECONDS);
   if (!throttled.allowed) {
-    throw new ApiError(429, "rate_limit_exceeded", "too many failed logins; try again later", undefined, {
+    throw new ApiError("rate_limit_exceeded", "too many failed logins; try again later", undefined, {
       "Retry-After": String(throttled.reset),
     });
   }
 
   const db = database(c.env);
-  const partner = await db
-    .select({ id: partners.id, passwordHash: partners.passwordHash })
-    .from(partners)
-    .where(eq(partners.username, username))
-    .get();
+  const partner = await partnerByUsername(db, username);
   // Verify against a decoy when the user is unknown, so timing does not reveal which user names exist.
   const valid = await verifyPassword(password, partner?.passwordHash ?? DECOY_PASSWORD_HASH, cfg.AUTH_PEPPER);
   if (!partner || !valid) {
     await throttle.hit(at, cfg.LOGIN_MAX_FAILURES, cfg.LOGIN_FAILURE_WINDOW_SECONDS);
-    throw new ApiError(400, "invalid_grant", "the user name or password is wrong");
+    throw new ApiError("invalid_grant", "the user name or password is wrong");
   }
 
   const accessToken = randomSecret(32);
   const tokenHash = await sha256Hex(accessToken);
   const expiresAt = at + TOKEN_LIFETIME_SECONDS * 1000;
   await Promise.all([
-    db.insert(accessTokens).values({ tokenHash, partnerId: partner.id, expiresAt, createdAt: at }),
+    recordAccessToken(db, { tokenHash, partnerId: partner.id, expiresAt, createdAt: at }),
     limiter(c.env, tokenSubject(tokenHash)).openSession({ partnerId: partner.id, expiresAt }),
   ]);
   c.header("Cache-Control", "no-store");

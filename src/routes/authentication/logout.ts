@@ -1,9 +1,8 @@
 import { createRoute } from "@hono/zod-openapi";
-import { eq } from "drizzle-orm";
 import { requireSession, session } from "../../auth/require-session";
 import { now } from "../../clock";
 import { database } from "../../db/client";
-import { accessTokens } from "../../db/schema";
+import { revokeAccessToken } from "../../db/partners";
 import { bearerSecurity, commonErrors, router } from "../../http/openapi";
 import { limiter, tokenSubject } from "../../rate-limit/client";
 
@@ -23,6 +22,6 @@ export const logout = router().openapi(route, async (c) => {
   const { tokenHash } = session(c);
   // The object answers for the token on every request, so it is revoked there first; D1 keeps the record.
   await limiter(c.env, tokenSubject(tokenHash)).revokeSession();
-  await database(c.env).update(accessTokens).set({ revokedAt: now() }).where(eq(accessTokens.tokenHash, tokenHash));
+  await revokeAccessToken(database(c.env), tokenHash, now());
   return c.body(null, 204);
 });

@@ -1,22 +1,17 @@
 import { createRoute } from "@hono/zod-openapi";
-import { eq } from "drizzle-orm";
 import { session } from "../../auth/require-session";
+import { keysetPage } from "../../collections/keyset";
+import { pagingInfo } from "../../collections/links";
+import { applicationEvents, notificationsCollection } from "../../collections/notifications";
+import { PageQuery, pageOf, parsePageRequest } from "../../collections/query";
 import { config } from "../../config";
+import { ownsApplication } from "../../db/applications";
 import { database } from "../../db/client";
-import { assertOwnApplication } from "../../db/ownership";
-import { type Collection, keysetPage, PageQuery, pageOf, pagingInfo, parsePageRequest } from "../../db/paging";
-import { events } from "../../db/schema";
+import { attemptsOf } from "../../db/events";
+import { ApiError, orRefuse } from "../../http/errors";
 import { bearerSecurity, commonErrors, jsonContent, router } from "../../http/openapi";
 import { ApplicationIdParam } from "../applications/schema";
 import { Notification, presentNotifications } from "./schema";
-
-/** Events page in the order they happened (their id). */
-const notificationsCollection = {
-  table: events,
-  id: events.id,
-  sortable: { id: events.id },
-  filterable: {},
-} satisfies Collection<typeof events>;
 
 const route = createRoute({
   method: "get",
@@ -33,9 +28,13 @@ const route = createRoute({
 export const listNotifications = router().openapi(route, async (c) => {
   const { applicationId } = c.req.valid("param");
   const db = database(c.env);
-  await assertOwnApplication(db, session(c).partnerId, applicationId);
-  const request = parsePageRequest(notificationsCollection, c.req.url, c.req.valid("query"));
-  const page = await keysetPage(db, notificationsCollection, eq(events.applicationId, applicationId), request);
-  const data = await presentNotifications(db, page.rows, config(c.env).SERVICE_TIMEZONE);
+  if (!(await ownsApplication(db, session(c).partnerId, applicationId))) throw ApiError.notFound("application");
+  const request = orRefuse(parsePageRequest(notificationsCollection, c.req.url, c.req.valid("query")));
+  const page = orRefuse(await keysetPage(db, notificationsCollection, applicationEvents(applicationId), request));
+  const attempts = await attemptsOf(
+    db,
+    page.rows.map((r) => r.id),
+  );
+  const data = presentNotifications(page.rows, attempts, config(c.env).SERVICE_TIMEZONE);
   return c.json({ data, pagingInfo: pagingInfo(new URL(c.req.url).pathname, request, page) }, 200);
 });

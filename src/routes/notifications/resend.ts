@@ -1,11 +1,10 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { and, eq } from "drizzle-orm";
 import { session } from "../../auth/require-session";
 import { now } from "../../clock";
 import { config } from "../../config";
+import { ownsApplication } from "../../db/applications";
 import { database } from "../../db/client";
-import { assertOwnApplication } from "../../db/ownership";
-import { events } from "../../db/schema";
+import { attemptsOf, requeueEvent } from "../../db/events";
 import { ApiError } from "../../http/errors";
 import { bearerSecurity, jsonContent, router, writeErrors } from "../../http/openapi";
 import { ApplicationIdParam } from "../applications/schema";
@@ -33,15 +32,11 @@ const route = createRoute({
 export const resendNotification = router().openapi(route, async (c) => {
   const { applicationId, eventId } = c.req.valid("param");
   const db = database(c.env);
-  await assertOwnApplication(db, session(c).partnerId, applicationId);
-  const [event] = await db
-    .update(events)
-    .set({ status: "PENDING", enqueuedAt: now() })
-    .where(and(eq(events.id, eventId), eq(events.applicationId, applicationId)))
-    .returning();
+  if (!(await ownsApplication(db, session(c).partnerId, applicationId))) throw ApiError.notFound("application");
+  const event = await requeueEvent(db, applicationId, eventId, now());
   if (!event) throw ApiError.notFound("notification");
   // Awaited, not deferred: a resend that did not reach the queue must not answer 202.
   await c.env.NOTIFICATIONS.send({ eventId });
-  const [view] = await presentNotifications(db, [event], config(c.env).SERVICE_TIMEZONE);
+  const [view] = presentNotifications([event], await attemptsOf(db, [eventId]), config(c.env).SERVICE_TIMEZONE);
   return c.json(view!, 202);
 });

@@ -1,8 +1,7 @@
 import { z } from "@hono/zod-openapi";
-import { asc, inArray } from "drizzle-orm";
 import { formatDateTime } from "../../clock";
-import type { Database } from "../../db/client";
-import { type EventRow, notificationAttempts } from "../../db/schema";
+import type { AttemptRow } from "../../db/events";
+import type { EventRow } from "../../db/schema";
 import { APPLICATION_STATES, STATE_REASONS } from "../../domain/application-state";
 
 export const Notification = z
@@ -28,25 +27,12 @@ export const Notification = z
 
 type NotificationView = z.infer<typeof Notification>;
 
-/** Events with their delivery attempts: one query for the attempts of all the events given. */
-export async function presentNotifications(
-  db: Database,
+/** Events with their delivery attempts (all the attempts of these events, oldest first). */
+export function presentNotifications(
   rows: readonly EventRow[],
+  attempts: readonly AttemptRow[],
   timeZone: string,
-): Promise<NotificationView[]> {
-  const attempts =
-    rows.length === 0
-      ? []
-      : await db
-          .select()
-          .from(notificationAttempts)
-          .where(
-            inArray(
-              notificationAttempts.eventId,
-              rows.map((r) => r.id),
-            ),
-          )
-          .orderBy(asc(notificationAttempts.id));
+): NotificationView[] {
   return rows.map((row) => ({
     eventId: row.id,
     eventType: "APPLICATION_STATE_CHANGED" as const,

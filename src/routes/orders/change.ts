@@ -1,15 +1,11 @@
 import { createRoute } from "@hono/zod-openapi";
-import { eq } from "drizzle-orm";
-import { database } from "../../db/client";
-import { orderLines } from "../../db/schema";
+import { operate } from "../../applications/operate";
 import { orderConsistencyProblems } from "../../domain/money";
-import { ApiError, detail } from "../../http/errors";
+import { planChange } from "../../domain/order-operations";
+import { ApiError } from "../../http/errors";
 import { bearerSecurity, jsonBodyOf, jsonContent, router, unprocessable, writeErrors } from "../../http/openapi";
-import { lineRows } from "../applications/line-rows";
-import { assertPermitted, operate } from "../applications/operate";
 import { presentApplication, presentContext } from "../applications/present";
 import { Application, ApplicationIdParam } from "../applications/schema";
-import { assertCurrency, refuse } from "./common";
 import { ChangeOrderRequest } from "./schema";
 
 const route = createRoute({
@@ -29,40 +25,11 @@ const route = createRoute({
 });
 
 export const changeOrder = router().openapi(route, async (c) => {
-  const { order } = c.req.valid("json");
-  const problems = orderConsistencyProblems(order).map((p) => detail(p.code, p.message, p.attribute));
-  if (problems.length > 0) throw ApiError.badRequest(problems);
-  const db = database(c.env);
-  const aggregate = await operate(c, c.req.valid("param").applicationId, (current, at) => {
-    assertPermitted("CHANGE_ORDER", current);
-    assertCurrency(order.totalPrice, current, "order.totalPrice.currency");
-    const total = order.totalPrice.amount;
-    const { approvedAmount, refundedAmount } = current.application;
-    if (approvedAmount !== null && total > approvedAmount) {
-      refuse([
-        {
-          code: "TOTAL_PRICE_LIMIT_EXCEEDED",
-          message: `the total may not rise above the approved ${approvedAmount}`,
-          attribute: "order.totalPrice.amount",
-        },
-      ]);
-    }
-    if (total < refundedAmount) {
-      refuse([
-        {
-          code: "REFUND_LIMIT_EXCEEDED",
-          message: `${refundedAmount} is already refunded; the total cannot fall below it`,
-          attribute: "order.totalPrice.amount",
-        },
-      ]);
-    }
-    const lines = lineRows(current.application.id, order.items, at);
-    return {
-      patch: { totalAmount: total },
-      // The old lines go first (extra runs before the line writes), then the new ones are inserted.
-      extra: [db.delete(orderLines).where(eq(orderLines.applicationId, current.application.id))],
-      lines: { lines, created: lines.map((l) => l.id), updated: [], touchedAmount: 0 },
-    };
-  });
+  const request = c.req.valid("json");
+  const problems = orderConsistencyProblems(request.order);
+  if (problems.length > 0) throw ApiError.of(problems);
+  const { aggregate } = await operate(c, c.req.valid("param").applicationId, (current, ctx) =>
+    planChange(current, request, ctx),
+  );
   return c.json(await presentApplication(aggregate, presentContext(c)), 200);
 });

@@ -1,9 +1,10 @@
-import { applyToLines } from "../../domain/order-lines";
+import { operate } from "../../applications/operate";
+import { today } from "../../clock";
+import { config } from "../../config";
+import { planDeliver } from "../../domain/order-operations";
 import { router } from "../../http/openapi";
-import { newId } from "../../ids";
-import { assertPermitted, operate } from "../applications/operate";
 import { presentContext, presentOrder } from "../applications/present";
-import { changedLines, nextState, orderOperationRoute, today } from "./common";
+import { orderOperationRoute } from "./operation-route";
 import { DeliverRequest } from "./schema";
 
 const route = orderOperationRoute({
@@ -15,31 +16,10 @@ const route = orderOperationRoute({
 });
 
 export const deliverOrder = router().openapi(route, async (c) => {
-  const { items, sentDate, deliveryDate, deliveryTrackingNumber } = c.req.valid("json");
-  const delivered = deliveryDate ?? today(c.env);
-  const aggregate = await operate(c, c.req.valid("param").applicationId, (current) => {
-    assertPermitted("DELIVER", current);
-    const outcome = applyToLines(
-      current.lines,
-      items,
-      (line) => line.state === "PROCESSING" || line.state === "SENT",
-      { state: "DELIVERED", deliveryDate: delivered, ...(deliveryTrackingNumber ? { deliveryTrackingNumber } : {}) },
-      newId,
-    );
-    const change = changedLines(outcome, {
-      code: "ITEM_NOT_FOUND",
-      message: "no item is left to deliver",
-      attribute: "items",
-    });
-    // Delivered implies sent: a line that skipped sending keeps a sent date too.
-    const touched = new Set([...change.updated, ...change.created]);
-    const lines = {
-      ...change,
-      lines: change.lines.map((line) =>
-        touched.has(line.id) && line.sentDate === null ? { ...line, sentDate: sentDate ?? delivered } : line,
-      ),
-    };
-    return { patch: nextState(current, lines), lines };
-  });
+  const body = c.req.valid("json");
+  const request = { ...body, deliveryDate: body.deliveryDate ?? today(config(c.env).SERVICE_TIMEZONE) };
+  const { aggregate } = await operate(c, c.req.valid("param").applicationId, (current, ctx) =>
+    planDeliver(current, request, ctx),
+  );
   return c.json(presentOrder(aggregate, presentContext(c)), 200);
 });

@@ -1,6 +1,6 @@
 /** Schemas of the order operations (spec "Cancel order items / Return / Send order items", CONTRACT 5). */
 import { z } from "@hono/zod-openapi";
-import { ITEM_TYPES, Money, OrderContent, Vat } from "../applications/schema";
+import { ITEM_TYPES, Money, OrderContent, VariableSymbol, Vat } from "../applications/schema";
 
 export const DOCUMENT_TYPES = ["INVOICE", "PROFORMA_INVOICE", "CREDIT_NOTE", "OTHER"] as const;
 
@@ -26,8 +26,6 @@ export const ItemSelector = z
 /** A calendar date `YYYY-MM-DD` that exists. */
 export const CalendarDate = z.iso.date("must be a date YYYY-MM-DD").openapi({ example: "2026-11-23" });
 
-const variableSymbol = z.string().regex(/^[0-9]{1,10}$/, "must be 1 to 10 digits");
-
 const itemsSelection = z
   .array(ItemSelector)
   .min(1, "omit items (or send an empty body) to act on the whole order")
@@ -38,7 +36,7 @@ const operationFields = {
   items: itemsSelection,
   totalPrice: Money.optional().openapi({ description: "Informational for cancel, send and deliver" }),
   totalVat: z.array(Vat).max(20).optional(),
-  variableSymbol: variableSymbol.optional(),
+  variableSymbol: VariableSymbol.optional(),
 };
 
 export const CancelItemsRequest = z.object(operationFields).openapi("CancelItemsRequest");
@@ -68,7 +66,7 @@ export const ReturnDocument = z
       content: z.string().min(1).openapi({ description: "Base64; at most 500 kB decoded" }),
     }),
     description: z.string().max(1000).optional(),
-    extraData: z.object({ variableSymbol: variableSymbol.optional() }).optional(),
+    extraData: z.object({ variableSymbol: VariableSymbol.optional() }).optional(),
   })
   .openapi("ReturnDocument");
 
@@ -78,10 +76,28 @@ export const ReturnRequest = z
       description:
         "Omitted: return everything that went out. Empty with totalPrice: an amount-only refund, items unchanged.",
     }),
-    totalPrice: Money.optional().openapi({ description: "Overrides the refunded amount" }),
+    totalPrice: Money.optional().openapi({ description: "Overrides the refunded amount; at least 1" }),
     totalVat: z.array(Vat).max(20).optional(),
-    variableSymbol: variableSymbol.optional(),
+    variableSymbol: VariableSymbol.optional(),
     document: ReturnDocument.optional(),
+  })
+  .superRefine((request, ctx) => {
+    if (request.totalPrice && request.totalPrice.amount < 1) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["totalPrice", "amount"],
+        message: "a refund must be positive",
+        params: { code: "INVALID_VALUE" },
+      });
+    }
+    if (request.items?.length === 0 && !request.totalPrice) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["totalPrice"],
+        message: "an amount-only return (items: []) needs totalPrice",
+        params: { code: "REQUIRED" },
+      });
+    }
   })
   .openapi("ReturnRequest");
 
@@ -91,22 +107,3 @@ export const ChangeOrderRequest = z
     order: OrderContent,
   })
   .openapi("ChangeOrderRequest");
-
-export const RefundRequest = z
-  .object({
-    totalPrice: Money,
-    reason: z.string().min(1).max(500).optional(),
-    variableSymbol: variableSymbol.optional(),
-  })
-  .openapi("RefundRequest");
-
-export const Refund = z
-  .object({
-    id: z.string(),
-    origin: z.enum(["RETURN", "REFUND"]).openapi({ description: "RETURN when created by the return endpoint" }),
-    totalPrice: Money,
-    reason: z.string().optional(),
-    variableSymbol: z.string().optional(),
-    createdAt: z.string(),
-  })
-  .openapi("Refund");

@@ -1,9 +1,10 @@
-import { applyToLines } from "../../domain/order-lines";
+import { operate } from "../../applications/operate";
+import { today } from "../../clock";
+import { config } from "../../config";
+import { planSend } from "../../domain/order-operations";
 import { router } from "../../http/openapi";
-import { newId } from "../../ids";
-import { assertPermitted, operate } from "../applications/operate";
 import { presentContext, presentOrder } from "../applications/present";
-import { changedLines, nextState, orderOperationRoute, today } from "./common";
+import { orderOperationRoute } from "./operation-route";
 import { SendRequest } from "./schema";
 
 const route = orderOperationRoute({
@@ -15,21 +16,10 @@ const route = orderOperationRoute({
 });
 
 export const sendOrder = router().openapi(route, async (c) => {
-  const { items, sentDate, deliveryTrackingNumber } = c.req.valid("json");
-  const date = sentDate ?? today(c.env);
-  const aggregate = await operate(c, c.req.valid("param").applicationId, (current) => {
-    assertPermitted("SEND", current);
-    const lines = changedLines(
-      applyToLines(
-        current.lines,
-        items,
-        (line) => line.state === "PROCESSING",
-        { state: "SENT", sentDate: date, ...(deliveryTrackingNumber ? { deliveryTrackingNumber } : {}) },
-        newId,
-      ),
-      { code: "ORDER_ALREADY_SENT", message: "every item is already sent, delivered or cancelled", attribute: "items" },
-    );
-    return { patch: nextState(current, lines), lines };
-  });
+  const body = c.req.valid("json");
+  const request = { ...body, sentDate: body.sentDate ?? today(config(c.env).SERVICE_TIMEZONE) };
+  const { aggregate } = await operate(c, c.req.valid("param").applicationId, (current, ctx) =>
+    planSend(current, request, ctx),
+  );
   return c.json(presentOrder(aggregate, presentContext(c)), 200);
 });

@@ -18,7 +18,7 @@ export const health = router().openapi(route, async (c) => {
   try {
     await c.env.DB.prepare("SELECT 1").first();
   } catch {
-    throw new ApiError(503, "service_unavailable", "the database does not answer");
+    throw new ApiError("service_unavailable", "the database does not answer");
   }
   return c.json({ status: "OK" as const }, 200);
 });

@@ -1,0 +1,78 @@
+/**
+ * What a list offers (spec "Common query conventions for collections", CONTRACT 7): which attributes
+ * sort, which filters exist and how they read values, and the shapes of a page request and a page.
+ * One layer serves every list (applications, refunds, notifications):
+ * - query.ts reads `limit`, `after`, `before`, `sort` and `filter` against a collection;
+ * - filters.ts holds the kinds of filters (enum, text, integer, instant, list member);
+ * - keyset.ts runs the keyset query: never OFFSET, so a page costs the same however deep it is;
+ * - links.ts writes `pagingInfo` with ready-made links to the neighbouring pages.
+ *
+ * Sortable columns must be NOT NULL (a NULL compares as neither greater nor smaller, so the seek would
+ * lose rows) and plain text or integers; every sortable attribute wants an index (scope…, attribute, id).
+ */
+import type { SQL } from "drizzle-orm";
+import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
+
+export const DEFAULT_LIMIT = 20;
+export const MAX_LIMIT = 100;
+/**
+ * Values across all filters of one request. D1 binds at most 100 parameters per statement: 30 values
+ * (2 parameters each for date-times) + the widest seek (29) + scope and limit stay below it.
+ */
+export const MAX_FILTER_VALUES = 30;
+
+export const OPERATORS = ["lt", "lteq", "eq", "gteq", "gt", "in"] as const;
+export type Operator = (typeof OPERATORS)[number];
+/** For attributes without a meaningful order (enums, e-mails, symbols). */
+export const EQUALITY_OPERATORS: readonly Operator[] = ["eq", "in"];
+
+export type Parsed<T> = { ok: true; value: T } | { ok: false; message: string };
+
+/** A filter name: the operators it accepts, how one value is read, and the condition of one term. */
+export interface Filterable<T = unknown> {
+  readonly operators: readonly Operator[];
+  /** One percent-decoded value → what is compared, or what the value must be. */
+  parse(value: string): Parsed<T>;
+  /** The condition of one term; `values` has one entry except for `in`. */
+  where(operator: Operator, values: T[]): SQL;
+}
+
+/** What a list offers. Names are the partner's; columns are how they are stored. */
+export interface Collection<TTable extends SQLiteTable = SQLiteTable> {
+  table: TTable;
+  /** The cursor attribute: unique and NOT NULL; always the last sort key. */
+  id: SQLiteColumn;
+  sortable: Record<string, SQLiteColumn>;
+  filterable: Record<string, Filterable>;
+}
+
+export interface SortKey {
+  name: string;
+  column: SQLiteColumn;
+  descending: boolean;
+}
+
+export interface FilterTerm {
+  name: string;
+  operator: Operator;
+  /** Decoded values as sent, kept to write the same filter into nextPage/prevPage. */
+  values: string[];
+  condition: SQL;
+}
+
+export interface PageRequest {
+  limit: number;
+  after?: string;
+  before?: string;
+  sort: SortKey[];
+  filter: FilterTerm[];
+}
+
+export interface Page<Row> {
+  /** In the requested order, also when walking backwards. */
+  rows: Row[];
+  hasMoreAfter: boolean;
+  hasMoreBefore: boolean;
+  firstId?: string;
+  lastId?: string;
+}

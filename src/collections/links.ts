@@ -1,0 +1,35 @@
+/** `pagingInfo`: the page size and ready-made requests for the neighbouring pages. */
+import type { z } from "@hono/zod-openapi";
+import type { Page, PageRequest } from "./collection";
+import type { PagingInfo } from "./query";
+
+/** Inside a filter value, the separators and `%` must stay data when the text is decoded again. */
+const escapeValue = (value: string) =>
+  value.replace(/[%|,;]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}`);
+
+/**
+ * `{itemsPerPage, nextPage?, prevPage?}`: links carry the full query (sort, filter, limit) and the
+ * cursor, so that a client requests them as they are. An empty page has no item to anchor a link on.
+ */
+export function pagingInfo(path: string, request: PageRequest, page: Page<unknown>): z.infer<typeof PagingInfo> {
+  const link = (cursor: "after" | "before", id: string) => {
+    const query = new URLSearchParams();
+    if (request.sort.length > 0) {
+      query.set("sort", request.sort.map((k) => `${k.descending ? "-" : ""}${k.name}`).join(","));
+    }
+    if (request.filter.length > 0) {
+      query.set(
+        "filter",
+        request.filter.map((t) => `${t.name}|${t.operator}|${t.values.map(escapeValue).join(",")}`).join(";"),
+      );
+    }
+    query.set("limit", String(request.limit));
+    query.set(cursor, id);
+    return `${path}?${query}`;
+  };
+  return {
+    itemsPerPage: request.limit,
+    ...(page.hasMoreAfter && page.lastId !== undefined ? { nextPage: link("after", page.lastId) } : {}),
+    ...(page.hasMoreBefore && page.firstId !== undefined ? { prevPage: link("before", page.firstId) } : {}),
+  };
+}

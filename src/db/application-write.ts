@@ -1,0 +1,163 @@
+/**
+ * The one write path of an application: a plan of the domain (src/domain/plan.ts) becomes one D1 batch.
+ * D1 has no interactive transactions, only atomic batches, so the batch starts with the conditional
+ * update of the application (`WHERE version = ?`) and the write_guard statement whose CHECK aborts the
+ * whole batch when that update matched nothing: a concurrent write won, and nothing of this one lands.
+ */
+import { and, eq, getTableColumns, sql } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
+import type { Line } from "../domain/order-lines";
+import { applyPlan, type EventRecord, type Plan } from "../domain/plan";
+import { type Aggregate, commit, isConstraintError } from "./applications";
+import type { Database } from "./client";
+import { type ApplicationRow, applications, documents, events, type OrderLineRow, orderLines, refunds } from "./schema";
+
+type Statements = [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]];
+
+/** Writes the plan, or throws WriteConflict when another write changed the application first. Answers the aggregate as written. */
+export async function writePlan(db: Database, current: Aggregate, plan: Plan, at: number): Promise<Aggregate> {
+  const app = current.application;
+  const statements: Statements = [
+    db
+      .update(applications)
+      .set({ ...plan.application, version: app.version + 1, updatedAt: at })
+      .where(and(eq(applications.id, app.id), eq(applications.version, app.version))),
+    db.run(sql`INSERT OR REPLACE INTO write_guard (id, ok) VALUES (1, changes())`),
+  ];
+  if (plan.event) statements.push(insertEvent(db, app.id, plan.event));
+  if (plan.lines?.replace) statements.push(db.delete(orderLines).where(eq(orderLines.applicationId, app.id)));
+  if (plan.refund) statements.push(db.insert(refunds).values({ ...plan.refund, applicationId: app.id }));
+  if (plan.document) statements.push(db.insert(documents).values({ ...plan.document, applicationId: app.id }));
+  if (plan.lines) {
+    const byId = new Map(plan.lines.lines.map((l) => [l.id, l]));
+    statements.push(
+      ...plan.lines.updated.map((id) => updateLine(db, byId.get(id)!, at)),
+      ...insertLines(
+        db,
+        plan.lines.created.map((id) => lineRow(app.id, byId.get(id)!, at)),
+      ),
+    );
+  }
+  await commit(db, statements);
+  const next = applyPlan(current, plan);
+  return {
+    application: { ...next.application, version: app.version + 1, updatedAt: at },
+    lines: [...next.lines],
+    documents: plan.document
+      ? [
+          ...current.documents,
+          {
+            id: plan.document.id,
+            type: plan.document.type,
+            filename: plan.document.filename,
+            description: plan.document.description,
+          },
+        ]
+      : current.documents,
+  };
+}
+
+export function insertEvent(db: Database, applicationId: string, event: EventRecord) {
+  return db.insert(events).values({ ...event, applicationId });
+}
+
+function updateLine(db: Database, line: Line, at: number) {
+  return db
+    .update(orderLines)
+    .set({
+      quantity: line.quantity,
+      totalPriceAmount: line.totalPriceAmount,
+      totalVatAmount: line.totalVatAmount,
+      state: line.state,
+      sentDate: line.sentDate,
+      deliveryDate: line.deliveryDate,
+      deliveryTrackingNumber: line.deliveryTrackingNumber,
+      updatedAt: at,
+    })
+    .where(eq(orderLines.id, line.id));
+}
+
+/** The stored row of a line: the domain's line with its application and times. */
+export function lineRow(applicationId: string, line: Line, at: number): OrderLineRow {
+  return {
+    id: line.id,
+    applicationId,
+    position: line.position,
+    code: line.code,
+    ean: line.ean,
+    name: line.name,
+    type: line.type,
+    variant: line.variant,
+    producer: line.producer,
+    categories: line.categories,
+    productUrl: line.productUrl,
+    quantity: line.quantity,
+    unitPriceAmount: line.unitPriceAmount,
+    totalPriceAmount: line.totalPriceAmount,
+    unitVatRate: line.unitVatRate,
+    unitVatAmount: line.unitVatAmount,
+    totalVatRate: line.totalVatRate,
+    totalVatAmount: line.totalVatAmount,
+    state: line.state,
+    sentDate: line.sentDate,
+    deliveryDate: line.deliveryDate,
+    deliveryTrackingNumber: line.deliveryTrackingNumber,
+    createdAt: at,
+    updatedAt: at,
+  };
+}
+
+/** D1 binds at most 100 parameters per statement: new lines go in as few multi-row inserts as fit. */
+const LINES_PER_INSERT = Math.floor(100 / Object.keys(getTableColumns(orderLines)).length);
+
+function insertLines(db: Database, rows: OrderLineRow[]): BatchItem<"sqlite">[] {
+  const statements: BatchItem<"sqlite">[] = [];
+  for (let i = 0; i < rows.length; i += LINES_PER_INSERT) {
+    statements.push(db.insert(orderLines).values(rows.slice(i, i + LINES_PER_INSERT)));
+  }
+  return statements;
+}
+
+/**
+ * A new application with its lines and first event, as one batch. The unique index on (partner,
+ * duplicate fingerprint) refuses a second application inside the duplicate window, also between
+ * concurrent creates: then the holder of the fingerprint is answered instead (see `fingerprintHolder`).
+ */
+export async function insertApplication(
+  db: Database,
+  application: ApplicationRow,
+  lines: readonly Line[],
+  event: EventRecord,
+): Promise<"created" | "duplicate"> {
+  try {
+    await db.batch([
+      db.insert(applications).values(application),
+      ...insertLines(
+        db,
+        lines.map((l) => lineRow(application.id, l, application.createdAt)),
+      ),
+      insertEvent(db, application.id, event),
+    ]);
+    return "created";
+  } catch (error) {
+    if (isConstraintError(error, "applications.duplicate_fingerprint")) return "duplicate";
+    throw error;
+  }
+}
+
+/** The application holding a duplicate fingerprint of the partner, if any. */
+export async function fingerprintHolder(db: Database, partnerId: string, fingerprint: string) {
+  return db
+    .select({ id: applications.id, createdAt: applications.createdAt })
+    .from(applications)
+    .where(and(eq(applications.partnerId, partnerId), eq(applications.duplicateFingerprint, fingerprint)))
+    .get();
+}
+
+/** The application leaves the duplicate window: its fingerprint is free for a new application. */
+export async function releaseFingerprint(db: Database, applicationId: string, fingerprint: string): Promise<void> {
+  await db
+    .update(applications)
+    .set({ duplicateFingerprint: null })
+    .where(and(eq(applications.id, applicationId), eq(applications.duplicateFingerprint, fingerprint)));
+}

@@ -1,0 +1,84 @@
+/**
+ * Documents kept with a return (spec "Limits", CONTRACT 5): accepted types by extension, base64
+ * content, at most 500 kB decoded. Pure: no HTTP, no SQL.
+ */
+import { ok, problem, type Result, refused } from "./result";
+
+/** 500 kB as the contract counts it, after base64 decoding. */
+export const MAX_DOCUMENT_BYTES = 500 * 1024;
+
+/**
+ * Accepted file types by extension (spec "Limits"). The spec writes `plain/text` for csv and txt; that
+ * is what is recorded, while downloads are served as `text/plain`, which browsers understand.
+ */
+const TYPES: Record<string, { mimeType: string; served?: string }> = {
+  pdf: { mimeType: "application/pdf" },
+  xlsx: { mimeType: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" },
+  docx: { mimeType: "application/vnd.openxmlformats-officedocument.wordprocessingml.document" },
+  pptx: { mimeType: "application/vnd.openxmlformats-officedocument.presentationml.presentation" },
+  xls: { mimeType: "application/vnd.ms-excel" },
+  xlt: { mimeType: "application/vnd.ms-excel" },
+  xla: { mimeType: "application/vnd.ms-excel" },
+  doc: { mimeType: "application/msword" },
+  dot: { mimeType: "application/msword" },
+  ppt: { mimeType: "application/vnd.ms-powerpoint" },
+  pot: { mimeType: "application/vnd.ms-powerpoint" },
+  pps: { mimeType: "application/vnd.ms-powerpoint" },
+  ppa: { mimeType: "application/vnd.ms-powerpoint" },
+  csv: { mimeType: "plain/text", served: "text/plain; charset=utf-8" },
+  txt: { mimeType: "plain/text", served: "text/plain; charset=utf-8" },
+  jpg: { mimeType: "image/jpeg" },
+  jpeg: { mimeType: "image/jpeg" },
+  png: { mimeType: "image/png" },
+  gif: { mimeType: "image/gif" },
+};
+
+export function servedContentType(filename: string, mimeType: string): string {
+  return TYPES[extension(filename)]?.served ?? mimeType;
+}
+
+function extension(filename: string): string {
+  const dot = filename.lastIndexOf(".");
+  return dot < 0 ? "" : filename.slice(dot + 1).toLowerCase();
+}
+
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+export interface AcceptedDocument {
+  mimeType: string;
+  /** Canonical base64 (line breaks removed), as stored. */
+  content: string;
+  size: number;
+}
+
+/**
+ * Checks a return document: a type from the extension table, valid base64, at most 500 kB decoded.
+ * The size is computed from the base64 length, so an oversized file is refused without decoding it.
+ */
+export function acceptDocument(file: { filename: string; content: string }): Result<AcceptedDocument> {
+  const type = TYPES[extension(file.filename)];
+  if (!type) {
+    return refused(
+      problem(
+        "FILE_TYPE_NOT_ALLOWED",
+        `file type not accepted; use one of ${Object.keys(TYPES).join(", ")}`,
+        "document.file.filename",
+      ),
+    );
+  }
+  const content = file.content.replace(/[\r\n]/g, "");
+  if (!BASE64.test(content)) {
+    return refused(problem("FILE_TYPE_NOT_ALLOWED", "content is not valid base64", "document.file.content"));
+  }
+  const size = (content.length / 4) * 3 - (content.endsWith("==") ? 2 : content.endsWith("=") ? 1 : 0);
+  if (size > MAX_DOCUMENT_BYTES) {
+    return refused(
+      problem(
+        "FILE_TOO_LARGE",
+        `file is ${size} bytes; at most ${MAX_DOCUMENT_BYTES} are accepted`,
+        "document.file.content",
+      ),
+    );
+  }
+  return ok({ mimeType: type.mimeType, content, size });
+}

@@ -1,0 +1,287 @@
+/**
+ * The operations on an order (CONTRACT 5) as plans: each takes the application as it is and the
+ * request, and answers the plan of the change or the refusal. Pure: no HTTP, no SQL.
+ */
+import type { AcceptedDocument } from "./documents";
+import { ledgerOf, refundableAmount } from "./ledger";
+import {
+  applyToLines,
+  discountSelections,
+  financedAmount,
+  type ItemSelector,
+  isDiscount,
+  type Line,
+  type LinesChange,
+  type LineUpdate,
+  newLines,
+  type OrderItem,
+  settleDiscounts,
+} from "./order-lines";
+import { type Current, finish, type Plan, type PlanContext, refusalOf } from "./plan";
+import { type Problem, problem, type Result, refused } from "./result";
+
+interface Money {
+  amount: number;
+  currency: string;
+}
+
+export interface SendRequest {
+  /** Omitted: every line not yet sent. */
+  items?: readonly ItemSelector[] | undefined;
+  sentDate: string;
+  deliveryTrackingNumber?: string | undefined;
+}
+
+export interface DeliverRequest {
+  /** Omitted: every line not yet delivered. */
+  items?: readonly ItemSelector[] | undefined;
+  deliveryDate: string;
+  /** The sent date of lines delivered without being sent first; defaults to `deliveryDate`. */
+  sentDate?: string | undefined;
+  deliveryTrackingNumber?: string | undefined;
+}
+
+export interface ReturnRequest {
+  /** Omitted: the whole order; empty: an amount-only refund (then `totalPrice` is required). */
+  items?: readonly ItemSelector[] | undefined;
+  /** Overrides the refunded amount. */
+  totalPrice?: Money | undefined;
+  variableSymbol?: string | undefined;
+  document?:
+    | {
+        type: string;
+        file: { filename: string };
+        description?: string | undefined;
+        extraData?: { variableSymbol?: string | undefined } | undefined;
+        accepted: AcceptedDocument;
+      }
+    | undefined;
+}
+
+export interface RefundRequest {
+  totalPrice: Money;
+  reason?: string | undefined;
+  variableSymbol?: string | undefined;
+}
+
+const unsent = (line: Line) => line.state === "PROCESSING";
+const wentOut = (line: Line) => line.state === "SENT" || line.state === "DELIVERED";
+const goods = (eligible: (line: Line) => boolean) => (line: Line) => eligible(line) && !isDiscount(line);
+
+const NOTHING_TO_RETURN = problem("NOTHING_TO_RETURN", "no item was sent or delivered", "items");
+
+/** Money in a request must be in the application's currency (one currency per application). */
+function currencyProblem(money: Money | undefined, current: Current, attribute: string): Problem | undefined {
+  const { currency } = current.application;
+  return money && money.currency !== currency
+    ? problem("CURRENCY_MISMATCH", `must be ${currency}, the application's currency`, attribute)
+    : undefined;
+}
+
+/** The lines an operation changed, or its refusal; a request that changes nothing is refused with `nothingLeft`. */
+function changed(outcome: Result<LinesChange>, nothingLeft: Problem): Result<LinesChange> {
+  if (outcome.ok && outcome.value.updated.length === 0 && outcome.value.created.length === 0) {
+    return refused(nothingLeft);
+  }
+  return outcome;
+}
+
+/**
+ * A discount stays whole with the goods that remain (see order-lines), so taking goods away must leave
+ * at least as much as the discount takes off.
+ */
+function discountCovered(lines: readonly Line[]): Problem | undefined {
+  const financed = financedAmount(lines);
+  return financed < 0
+    ? problem(
+        "DISCOUNT_NOT_SEPARABLE",
+        `the order's discount would be more than the ${financed - discountOf(lines)} left; act on the whole order instead`,
+        "items",
+      )
+    : undefined;
+}
+
+const discountOf = (lines: readonly Line[]) =>
+  lines.reduce((sum, l) => (isDiscount(l) && l.state !== "CANCELLED" ? sum + l.totalPriceAmount : sum), 0);
+
+/** Replaces the order's content; allowed until goods go out, and after approval up to the approved total. */
+export function planChange(
+  current: Current,
+  request: { order: { totalPrice: Money; items: readonly OrderItem[] } },
+  ctx: PlanContext,
+): Result<Plan> {
+  const refusal =
+    refusalOf("CHANGE_ORDER", current) ??
+    currencyProblem(request.order.totalPrice, current, "order.totalPrice.currency");
+  if (refusal) return refused(refusal);
+  const lines = newLines(request.order.items, ctx.newId);
+  return finish(
+    current,
+    {
+      lines: { lines, created: lines.map((l) => l.id), updated: [], touchedAmount: 0, replace: true },
+      movement: { reprice: true, attribute: "order.totalPrice.amount" },
+    },
+    ctx,
+  );
+}
+
+/** Cancels goods not yet sent; cancelling every remaining line cancels the application. */
+export function planCancelItems(
+  current: Current,
+  request: { items?: readonly ItemSelector[] | undefined },
+  ctx: PlanContext,
+): Result<Plan> {
+  const refusal = refusalOf("CANCEL_ITEMS", current);
+  if (refusal) return refused(refusal);
+  const inseparable = discountSelections(current.lines, request.items);
+  if (inseparable.length > 0) return refused(...inseparable);
+  const change = changed(
+    applyToLines(current.lines, request.items, goods(unsent), { state: "CANCELLED" }, ctx.newId),
+    problem("ITEM_NOT_FOUND", "no item is left that was not sent", "items"),
+  );
+  if (!change.ok) return change;
+  const lines = settleDiscounts(change.value, current.application.refundedAmount);
+  const uncovered = discountCovered(lines.lines);
+  if (uncovered) return refused(uncovered);
+  return finish(current, { lines, movement: { attribute: "items" } }, ctx);
+}
+
+export function planSend(current: Current, request: SendRequest, ctx: PlanContext): Result<Plan> {
+  const refusal = refusalOf("SEND", current);
+  if (refusal) return refused(refusal);
+  const update: LineUpdate = {
+    state: "SENT",
+    sentDate: request.sentDate,
+    ...(request.deliveryTrackingNumber ? { deliveryTrackingNumber: request.deliveryTrackingNumber } : {}),
+  };
+  const lines = changed(
+    applyToLines(current.lines, request.items, unsent, update, ctx.newId),
+    problem("ORDER_ALREADY_SENT", "every item is already sent, delivered or cancelled", "items"),
+  );
+  return lines.ok ? finish(current, { lines: lines.value }, ctx) : lines;
+}
+
+export function planDeliver(current: Current, request: DeliverRequest, ctx: PlanContext): Result<Plan> {
+  const refusal = refusalOf("DELIVER", current);
+  if (refusal) return refused(refusal);
+  const update: LineUpdate = {
+    state: "DELIVERED",
+    deliveryDate: request.deliveryDate,
+    ...(request.deliveryTrackingNumber ? { deliveryTrackingNumber: request.deliveryTrackingNumber } : {}),
+  };
+  const change = changed(
+    applyToLines(current.lines, request.items, (l) => unsent(l) || l.state === "SENT", update, ctx.newId),
+    problem("ITEM_NOT_FOUND", "no item is left to deliver", "items"),
+  );
+  if (!change.ok) return change;
+  // Delivered implies sent: a line that skipped sending gets a sent date too.
+  const touched = new Set([...change.value.updated, ...change.value.created]);
+  const sentDate = request.sentDate ?? request.deliveryDate;
+  const lines = change.value.lines.map((l) => (touched.has(l.id) && l.sentDate === null ? { ...l, sentDate } : l));
+  return finish(current, { lines: { ...change.value, lines } }, ctx);
+}
+
+/**
+ * Everything that went out comes back and what never went out is cancelled; the refund defaults to
+ * all that is still refundable. Listed items: those sent or delivered units come back and the refund
+ * defaults to their price. No items (`[]`): only the amount is refunded. `totalPrice` overrides the
+ * refund in every case; the ledger refuses a refund above what is refundable.
+ */
+export function planReturn(current: Current, request: ReturnRequest, ctx: PlanContext): Result<Plan> {
+  const refusal = refusalOf("RETURN", current) ?? currencyProblem(request.totalPrice, current, "totalPrice.currency");
+  if (refusal) return refused(refusal);
+  const inseparable = discountSelections(current.lines, request.items);
+  if (inseparable.length > 0) return refused(...inseparable);
+
+  const { refundedAmount } = current.application;
+  let change: Result<LinesChange> | undefined;
+  if (request.items === undefined) change = returnEverything(current.lines, ctx.newId);
+  else if (request.items.length > 0) {
+    change = changed(
+      applyToLines(current.lines, request.items, goods(wentOut), { state: "RETURNED" }, ctx.newId),
+      NOTHING_TO_RETURN,
+    );
+  }
+  if (change && !change.ok) return change;
+  const lines = change ? settleDiscounts(change.value, refundedAmount) : undefined;
+  const uncovered = lines && discountCovered(lines.lines);
+  if (uncovered) return refused(uncovered);
+
+  const after = lines?.lines ?? current.lines;
+  const byDefault =
+    request.items === undefined ? refundableAmount(ledgerOf(current.application, after)) : (lines?.touchedAmount ?? 0);
+  const { document } = request;
+  return finish(
+    current,
+    {
+      ...(lines ? { lines } : {}),
+      movement: {
+        refund: Math.max(0, request.totalPrice?.amount ?? byDefault),
+        attribute: request.totalPrice ? "totalPrice.amount" : "items",
+      },
+      refund: {
+        origin: "RETURN",
+        reason: null,
+        variableSymbol: request.variableSymbol ?? document?.extraData?.variableSymbol ?? null,
+      },
+      ...(document
+        ? {
+            document: {
+              type: document.type,
+              filename: document.file.filename,
+              description: document.description ?? null,
+              ...document.accepted,
+              variableSymbol: request.variableSymbol ?? document.extraData?.variableSymbol ?? null,
+            },
+          }
+        : {}),
+    },
+    ctx,
+  );
+}
+
+/** The whole order comes back: goods that went out are returned, goods that never did are cancelled. */
+function returnEverything(lines: readonly Line[], newId: () => string): Result<LinesChange> {
+  const returned = changed(
+    applyToLines(lines, undefined, goods(wentOut), { state: "RETURNED" }, newId),
+    NOTHING_TO_RETURN,
+  );
+  if (!returned.ok) return returned;
+  const rest = applyToLines(returned.value.lines, undefined, goods(unsent), { state: "CANCELLED" }, newId);
+  if (!rest.ok) return rest;
+  return {
+    ok: true,
+    value: {
+      lines: rest.value.lines,
+      created: [...returned.value.created, ...rest.value.created],
+      updated: [...new Set([...returned.value.updated, ...rest.value.updated])],
+      // The cancelled goods were never refundable: only what came back counts.
+      touchedAmount: returned.value.touchedAmount,
+    },
+  };
+}
+
+/** A refund of any amount up to what is refundable; lines and order state do not change. */
+export function planRefund(current: Current, request: RefundRequest, ctx: PlanContext): Result<Plan> {
+  const refusal = refusalOf("REFUND", current) ?? currencyProblem(request.totalPrice, current, "totalPrice.currency");
+  if (refusal) return refused(refusal);
+  const amount = request.totalPrice.amount;
+  if (amount < 1) {
+    const refundable = refundableAmount(ledgerOf(current.application, current.lines));
+    return refused(
+      problem(
+        "REFUND_LIMIT_EXCEEDED",
+        `a refund must be between 1 and the ${refundable} still refundable`,
+        "totalPrice.amount",
+      ),
+    );
+  }
+  return finish(
+    current,
+    {
+      movement: { refund: amount, attribute: "totalPrice.amount" },
+      refund: { origin: "REFUND", reason: request.reason ?? null, variableSymbol: request.variableSymbol ?? null },
+    },
+    ctx,
+  );
+}

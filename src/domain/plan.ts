@@ -1,0 +1,193 @@
+/**
+ * What an operation on an application decides, as plain data: the application's new state and totals,
+ * its lines, the refund, the document and the event to store. The plan* functions (application-
+ * operations.ts, order-operations.ts) build plans; src/db/application-write.ts writes them as one
+ * guarded batch. Pure: no HTTP, no SQL.
+ */
+import {
+  type ApplicationState,
+  type ApplicationStatus,
+  type CancelReason,
+  type Operation,
+  permits,
+  type StateAndReason,
+  type StateReason,
+  stateAfterLines,
+} from "./application-state";
+import { approve, ledgerOf, type Movement, move } from "./ledger";
+import { financedAmount, type Line, type LinesChange } from "./order-lines";
+import { ok, type Problem, problem, type Result } from "./result";
+
+/** The application as the rules see it. */
+export interface ApplicationFacts {
+  id: string;
+  type: string;
+  state: ApplicationState;
+  stateReason: StateReason;
+  currency: string;
+  approvedAmount: number | null;
+  refundedAmount: number;
+  agreementTermsAndConditions: boolean;
+  customerEmail: string;
+  /** Sequence of the last event written; the next event takes the next number. */
+  eventSequence: number;
+}
+
+export interface Current {
+  application: ApplicationFacts;
+  lines: readonly Line[];
+}
+
+export interface PlanContext {
+  /** The instant of the operation (Unix milliseconds). */
+  at: number;
+  newId: () => string;
+}
+
+/** The application's fields after the operation. */
+export interface ApplicationUpdate {
+  state: ApplicationState;
+  stateReason: StateReason;
+  /** The financed total, kept on the application for sorting and filtering lists. */
+  totalAmount: number;
+  approvedAmount: number | null;
+  refundedAmount: number;
+  eventSequence: number;
+  decisionReasons?: string[];
+  decidedAt?: number;
+  cancelReason?: CancelReason;
+  customCancelReason?: string | null;
+  agreementTermsAndConditions?: boolean;
+}
+
+export interface RefundRecord {
+  id: string;
+  /** RETURN when a return refunds, REFUND when the refunds endpoint does. */
+  origin: "RETURN" | "REFUND";
+  amount: number;
+  currency: string;
+  reason: string | null;
+  variableSymbol: string | null;
+  createdAt: number;
+}
+
+export interface DocumentRecord {
+  id: string;
+  type: string;
+  filename: string;
+  description: string | null;
+  mimeType: string;
+  /** Base64, as accepted. */
+  content: string;
+  size: number;
+  variableSymbol: string | null;
+  createdAt: number;
+}
+
+export interface EventRecord {
+  id: string;
+  sequence: number;
+  state: ApplicationState;
+  stateReason: StateReason;
+  occurredAt: number;
+}
+
+export interface Plan {
+  application: ApplicationUpdate;
+  /** The lines after the operation, when it touched them; `replace` when new content replaced them all. */
+  lines?: LinesChange & { replace?: boolean };
+  refund?: RefundRecord;
+  document?: DocumentRecord;
+  /** One for every change of state or state reason (CONTRACT 6). */
+  event?: EventRecord;
+}
+
+/** What an operation did, before the ledger and the state machine settle the rest. */
+export interface Outcome {
+  lines?: LinesChange & { replace?: boolean };
+  /** The money the operation moves; the financed total always follows from the lines. */
+  movement?: Omit<Movement, "financed">;
+  /** A refund record for `movement.refund`, when it is more than zero. */
+  refund?: Pick<RefundRecord, "origin" | "reason" | "variableSymbol">;
+  document?: Omit<DocumentRecord, "id" | "createdAt">;
+  /** Set by decisions and cancellations; otherwise the state follows from the lines. */
+  next?: StateAndReason;
+  /** Approval fixes the approved amount at the financed total. */
+  approve?: boolean;
+  fields?: Pick<
+    ApplicationUpdate,
+    "decisionReasons" | "decidedAt" | "cancelReason" | "customCancelReason" | "agreementTermsAndConditions"
+  >;
+}
+
+/** The facts the state machine reads. */
+export function statusOf(current: Current): ApplicationStatus {
+  return {
+    state: current.application.state,
+    stateReason: current.application.stateReason,
+    goodsOut: current.lines.some((l) => l.state === "SENT" || l.state === "DELIVERED" || l.state === "RETURNED"),
+  };
+}
+
+/** The state machine's refusal of `operation` now, if it refuses. */
+export function refusalOf(operation: Operation, current: Current): Problem | undefined {
+  const verdict = permits(operation, statusOf(current));
+  return verdict.ok ? undefined : problem(verdict.code, verdict.message);
+}
+
+/**
+ * Completes an operation's outcome into a plan: the ledger decides whether the money may move (and
+ * refuses otherwise), the state follows from the lines unless the operation set it, and a change of
+ * state or reason gets its event with the next sequence number.
+ */
+export function finish(current: Current, outcome: Outcome, ctx: PlanContext): Result<Plan> {
+  const app = current.application;
+  const lines = outcome.lines?.lines ?? current.lines;
+  const moved = move(ledgerOf(app, current.lines), { ...outcome.movement, financed: financedAmount(lines) });
+  if (!moved.ok) return moved;
+  const ledger = outcome.approve ? approve(moved.value) : moved.value;
+  const next =
+    outcome.next ??
+    stateAfterLines(
+      app,
+      lines.map((l) => l.state),
+    );
+  const changed = next.state !== app.state || next.stateReason !== app.stateReason;
+  const sequence = app.eventSequence + (changed ? 1 : 0);
+  const refund = outcome.movement?.refund ?? 0;
+  return ok({
+    application: {
+      ...outcome.fields,
+      state: next.state,
+      stateReason: next.stateReason,
+      totalAmount: ledger.financed,
+      approvedAmount: ledger.approved,
+      refundedAmount: ledger.refunded,
+      eventSequence: sequence,
+    },
+    ...(outcome.lines ? { lines: outcome.lines } : {}),
+    ...(outcome.refund && refund > 0
+      ? {
+          refund: {
+            id: ctx.newId(),
+            ...outcome.refund,
+            amount: refund,
+            currency: app.currency,
+            createdAt: ctx.at,
+          },
+        }
+      : {}),
+    ...(outcome.document ? { document: { id: ctx.newId(), ...outcome.document, createdAt: ctx.at } } : {}),
+    ...(changed
+      ? { event: { id: ctx.newId(), sequence, state: next.state, stateReason: next.stateReason, occurredAt: ctx.at } }
+      : {}),
+  });
+}
+
+/** The application and its lines as the plan leaves them. */
+export function applyPlan<A extends ApplicationFacts, L extends Line>(
+  current: { application: A; lines: readonly L[] },
+  plan: Plan,
+): { application: A & ApplicationUpdate; lines: readonly (L | Line)[] } {
+  return { application: { ...current.application, ...plan.application }, lines: plan.lines?.lines ?? current.lines };
+}

@@ -1,0 +1,59 @@
+/**
+ * How the rules answer: a value, or a refusal listing every problem. Pure: the HTTP layer maps each
+ * code to its status in one table (src/http/errors.ts), so a rule never picks a status itself.
+ */
+
+/** Codes of a request that is malformed or inconsistent in itself (the HTTP layer answers 400). */
+export type InvalidCode =
+  | "REQUIRED"
+  | "INVALID_VALUE"
+  | "UNKNOWN_PARAMETER"
+  | "MALFORMED_JSON"
+  | "INVALID_REQUEST"
+  | "CURRENCY_MISMATCH"
+  | "TOTAL_PRICE_MISMATCH"
+  | "UNIT_PRICE_MISMATCH"
+  | "VAT_MISMATCH"
+  | "NEGATIVE_AMOUNT"
+  | "NON_POSITIVE_TOTAL";
+
+/** Codes of a well-formed request that the business rules refuse (CONTRACT 5; the HTTP layer answers 422). */
+export type RefusalCode =
+  | "APPLICATION_NOT_READY"
+  | "APPLICATION_REJECTED"
+  | "APPLICATION_ALREADY_CANCELLED"
+  /** DECIDE on an application whose outcome is already known (the gateway then shows the outcome). */
+  | "APPLICATION_ALREADY_DECIDED"
+  | "ORDER_ALREADY_SENT"
+  | "ITEM_NOT_FOUND"
+  | "INVALID_QUANTITY"
+  | "NOTHING_TO_RETURN"
+  | "REFUND_LIMIT_EXCEEDED"
+  | "TOTAL_PRICE_LIMIT_EXCEEDED"
+  /** A DISCOUNT line moves only with the whole order (see src/domain/order-lines.ts). */
+  | "DISCOUNT_NOT_SEPARABLE"
+  | "FILE_TOO_LARGE"
+  | "FILE_TYPE_NOT_ALLOWED"
+  | "IDEMPOTENCY_KEY_REUSED";
+
+/** Codes of a request that collided with another one; retrying it is the remedy (409). */
+export type ConflictCode = "CONCURRENT_MODIFICATION" | "IDEMPOTENCY_KEY_IN_USE";
+
+export type ProblemCode = InvalidCode | RefusalCode | ConflictCode;
+
+/** One problem, with `attribute` a path into the request where there is one (`order.items[1].quantity`). */
+export interface Problem {
+  code: ProblemCode;
+  message: string;
+  attribute?: string;
+}
+
+export type Result<T> = { ok: true; value: T } | { ok: false; problems: Problem[] };
+
+export const ok = <T>(value: T): Result<T> => ({ ok: true, value });
+
+export const refused = (...problems: Problem[]): { ok: false; problems: Problem[] } => ({ ok: false, problems });
+
+export function problem(code: ProblemCode, message: string, attribute?: string): Problem {
+  return attribute === undefined ? { code, message } : { code, message, attribute };
+}

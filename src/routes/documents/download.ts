@@ -1,0 +1,38 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { fromBase64 } from "../../auth/crypto";
+import { session } from "../../auth/require-session";
+import { database } from "../../db/client";
+import { findDocument } from "../../db/documents";
+import { servedContentType } from "../../domain/documents";
+import { ApiError } from "../../http/errors";
+import { bearerSecurity, commonErrors, router } from "../../http/openapi";
+import { ApplicationIdParam } from "../applications/schema";
+
+const route = createRoute({
+  method: "get",
+  path: "/financing/v1/applications/{applicationId}/documents/{documentId}",
+  tags: ["Documents"],
+  summary: "Download a return document",
+  description: "The file as it was sent with a return, with its content type. Only the owning partner can read it.",
+  security: bearerSecurity,
+  request: {
+    params: ApplicationIdParam.extend({
+      documentId: z
+        .string()
+        .max(64)
+        .openapi({ param: { name: "documentId", in: "path" } }),
+    }),
+  },
+  responses: { 200: { description: "The file" }, ...commonErrors },
+});
+
+export const downloadDocument = router().openapi(route, async (c) => {
+  const { applicationId, documentId } = c.req.valid("param");
+  const row = await findDocument(database(c.env), session(c).partnerId, applicationId, documentId);
+  if (!row) throw ApiError.notFound("document");
+  return c.body(fromBase64(row.content), 200, {
+    "Content-Type": servedContentType(row.filename, row.mimeType),
+    "Content-Disposition": `attachment; filename="${row.filename.replace(/["\\]/g, "_")}"`,
+    "Cache-Control": "private, no-store",
+  });
+});

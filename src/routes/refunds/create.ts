@@ -1,0 +1,28 @@
+import { createRoute } from "@hono/zod-openapi";
+import { operate } from "../../applications/operate";
+import { config } from "../../config";
+import { planRefund } from "../../domain/order-operations";
+import { bearerSecurity, jsonBodyOf, jsonContent, router, unprocessable, writeErrors } from "../../http/openapi";
+import { ApplicationIdParam } from "../applications/schema";
+import { presentRefund } from "./present";
+import { Refund, RefundRequest } from "./schema";
+
+const route = createRoute({
+  method: "post",
+  path: "/financing/v1/applications/{applicationId}/refunds",
+  tags: ["Refunds"],
+  summary: "Create a refund",
+  description:
+    "Refunds an arbitrary amount (goodwill, repeated partial refunds) without changing items or order state. Needs state READY. A refund above the order's `refundablePrice` is refused whole; concurrent refunds never exceed it together. Refusals (422): APPLICATION_NOT_READY, APPLICATION_REJECTED, APPLICATION_ALREADY_CANCELLED, REFUND_LIMIT_EXCEEDED.",
+  security: bearerSecurity,
+  request: { params: ApplicationIdParam, body: jsonBodyOf(RefundRequest) },
+  responses: { 201: jsonContent(Refund, "The refund"), ...writeErrors, 422: unprocessable },
+});
+
+export const createRefund = router().openapi(route, async (c) => {
+  const request = c.req.valid("json");
+  const { plan } = await operate(c, c.req.valid("param").applicationId, (current, ctx) =>
+    planRefund(current, request, ctx),
+  );
+  return c.json(presentRefund(plan.refund!, config(c.env).SERVICE_TIMEZONE), 201);
+});

@@ -1,0 +1,43 @@
+import { createRoute } from "@hono/zod-openapi";
+import { session } from "../../auth/require-session";
+import { keysetPage } from "../../collections/keyset";
+import { pagingInfo } from "../../collections/links";
+import { PageQuery, pageOf, parsePageRequest } from "../../collections/query";
+import { applicationRefunds, refundsCollection } from "../../collections/refunds";
+import { config } from "../../config";
+import { ownsApplication } from "../../db/applications";
+import { database } from "../../db/client";
+import type { RefundRecord } from "../../domain/plan";
+import { ApiError, orRefuse } from "../../http/errors";
+import { bearerSecurity, commonErrors, jsonContent, router } from "../../http/openapi";
+import { ApplicationIdParam } from "../applications/schema";
+import { presentRefund } from "./present";
+import { Refund } from "./schema";
+
+const route = createRoute({
+  method: "get",
+  path: "/financing/v1/applications/{applicationId}/refunds",
+  tags: ["Refunds"],
+  summary: "List refunds",
+  description:
+    "Every refund of the application, those created by returns (`origin` RETURN) and directly (REFUND), oldest first, paged like every collection.",
+  security: bearerSecurity,
+  request: { params: ApplicationIdParam, query: PageQuery },
+  responses: { 200: jsonContent(pageOf(Refund, "RefundPage"), "A page of refunds"), ...commonErrors },
+});
+
+export const listRefunds = router().openapi(route, async (c) => {
+  const { applicationId } = c.req.valid("param");
+  const db = database(c.env);
+  if (!(await ownsApplication(db, session(c).partnerId, applicationId))) throw ApiError.notFound("application");
+  const request = orRefuse(parsePageRequest(refundsCollection, c.req.url, c.req.valid("query")));
+  const page = orRefuse(await keysetPage(db, refundsCollection, applicationRefunds(applicationId), request));
+  const timeZone = config(c.env).SERVICE_TIMEZONE;
+  return c.json(
+    {
+      data: page.rows.map((row) => presentRefund(row as RefundRecord, timeZone)),
+      pagingInfo: pagingInfo(new URL(c.req.url).pathname, request, page),
+    },
+    200,
+  );
+});

@@ -1,0 +1,70 @@
+import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { sha256Hex } from "../../src/auth/crypto";
+import type { Env } from "../../src/config";
+import { call, json, signIn } from "../support/api";
+
+// A small quota of their own: the rest of the suite runs with a quota too large to notice.
+const QUOTA: Partial<Env> = { RATE_LIMIT_REQUESTS: "20", RATE_LIMIT_WINDOW_SECONDS: "60" };
+const UNKNOWN_APPLICATION = "/financing/v1/applications/01J000000000000000000000000";
+// Fake time far from real time, so that alarms scheduled by the objects do not fire on their own.
+const T0 = new Date("2027-05-10T08:00:00Z");
+
+const tokenObject = async (token: string) =>
+  env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(`token:${await sha256Hex(token)}`));
+
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ["Date"] });
+  vi.setSystemTime(T0);
+});
+afterEach(() => {
+  vi.useRealTimers();
+  vi.restoreAllMocks();
+});
+
+describe("the token's object", () => {
+  it("is named by the token's hash and holds the session, never the token", async () => {
+    const { partner, token } = await signIn();
+    const stored = await runInDurableObject(await tokenObject(token), (_, state) =>
+      state.storage.sql.exec("SELECT * FROM session").toArray(),
+    );
+    expect(stored).toEqual([{ id: 1, partner_id: partner.id, expires_at: T0.getTime() + 7_200_000 }]);
+    expect(JSON.stringify(stored)).not.toContain(token);
+  });
+
+  it("cleans finished windows with its alarm and deletes itself when nothing is left", async () => {
+    const { token } = await signIn();
+    await call("GET", UNKNOWN_APPLICATION, { vars: QUOTA, token });
+    const stub = await tokenObject(token);
+    vi.setSystemTime(new Date(T0.getTime() + 60_000));
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    const windows = await runInDurableObject(stub, (_, s) => s.storage.sql.exec("SELECT * FROM windows").toArray());
+    expect(windows).toEqual([]);
+    // After expiry the session goes too, and with it the object's storage.
+    vi.setSystemTime(new Date(T0.getTime() + 7_200_000));
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    expect(await runInDurableObject(stub, (_, s) => s.storage.sql.databaseSize)).toBeLessThan(8192 * 4);
+    expect(await runInDurableObject(stub, (_, s) => s.storage.getAlarm())).toBeNull();
+    expect((await call("GET", UNKNOWN_APPLICATION, { vars: QUOTA, token })).status).toBe(401);
+  });
+
+  it("answers a revoked token with 401 at once", async () => {
+    const { token } = await signIn();
+    expect((await call("DELETE", "/authentication/v1/partner", { token })).status).toBe(204);
+    const res = await call("GET", UNKNOWN_APPLICATION, { token });
+    expect(res.status).toBe(401);
+    expect(await json(res)).toMatchObject({ error: "invalid_token" });
+    const row = await env.DB.prepare("SELECT revoked_at FROM access_tokens WHERE token_hash = ?")
+      .bind(await sha256Hex(token))
+      .first<{ revoked_at: number }>();
+    expect(row!.revoked_at).toBe(T0.getTime());
+  });
+
+  it("keeps a revocation across eviction (the session is gone from storage, not only from memory)", async () => {
+    const { token } = await signIn();
+    expect((await call("DELETE", "/authentication/v1/partner", { token })).status).toBe(204);
+    await evictDurableObject(await tokenObject(token));
+    expect((await call("GET", UNKNOWN_APPLICATION, { token })).status).toBe(401);
+  });
+});

@@ -1,0 +1,60 @@
+import { createMessageBatch } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import worker from "../../../src/index";
+import { call, json, signIn } from "../../support/api";
+import { createApplication } from "../../support/factories";
+
+const notifications = (id: string) => `/financing/v1/applications/${id}/notifications`;
+
+interface NotificationView {
+  eventId: string;
+  status: string;
+  sequence: number;
+  state: string;
+  attempts: { httpStatus?: number; error?: string }[];
+}
+
+async function deliver(eventId: string, status: number) {
+  vi.spyOn(globalThis, "fetch").mockResolvedValue(new Response(null, { status }));
+  vi.spyOn(console, "warn").mockImplementation(() => {});
+  const batch = createMessageBatch("financing-notifications", [
+    { id: "m", timestamp: new Date(), attempts: 1, body: { eventId } },
+  ]);
+  await worker.queue(batch, env);
+  vi.restoreAllMocks();
+}
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe("GET …/notifications", () => {
+  it("lists the events with their status and attempts, oldest first", async () => {
+    const { token } = await signIn();
+    const app = await createApplication(token);
+    await call("PUT", `/financing/v1/applications/${app.id}/cancel`, { token });
+    const first = await json<{ data: NotificationView[] }>(await call("GET", notifications(app.id), { token }));
+    const [created, cancelled] = first.data;
+    await deliver(created!.eventId, 500);
+    await deliver(created!.eventId, 200);
+
+    const res = await call("GET", notifications(app.id), { token });
+    expect(res.status).toBe(200);
+    const body = await json<{ data: NotificationView[]; pagingInfo: unknown }>(res);
+    expect(body.data.map((n) => [n.sequence, n.state, n.status])).toEqual([
+      [1, "PROCESSING", "DELIVERED"],
+      [2, "CANCELLED", "PENDING"],
+    ]);
+    expect(body.data[0]!.attempts.map((a) => a.httpStatus)).toEqual([500, 200]);
+    expect(body.data[1]!.eventId).toBe(cancelled!.eventId);
+    expect(body.pagingInfo).toEqual({ itemsPerPage: 20 });
+  });
+
+  it("answers 404 for another partner's application", async () => {
+    const owner = await signIn();
+    const other = await signIn();
+    const app = await createApplication(owner.token);
+    expect((await call("GET", notifications(app.id), { token: other.token })).status).toBe(404);
+  });
+});

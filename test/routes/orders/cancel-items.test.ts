@@ -1,0 +1,70 @@
+import { describe, expect, it } from "vitest";
+import { call, json, signIn } from "../../support/api";
+import { createApplication } from "../../support/factories";
+import { app, approved, expect422, type OrderView, put } from "../../support/orders";
+
+const states = (o: OrderView) => o.items.map((i) => [i.code, i.quantity, i.state]);
+
+describe("PUT …/order/cancel", () => {
+  it("cancels part of a line and lowers the financed total", async () => {
+    const { token } = await signIn();
+    const id = await approved(token);
+    const body = await json<OrderView>(
+      await put(token, `${app(id)}/order/cancel`, { items: [{ code: "KB-01", quantity: 1 }] }),
+    );
+    expect(states(body)).toEqual([
+      ["KB-01", 1, "PROCESSING"],
+      ["KB-01", 1, "CANCELLED"],
+      ["BK-7", 1, "PROCESSING"],
+      ["SHIP", 1, "PROCESSING"],
+    ]);
+    expect(body.totalPrice.amount).toBe(124000);
+    expect(body.totalVat).toEqual([
+      { vatRate: 21, amount: 31400 - 13190, currency: "CZK" },
+      { vatRate: 12, amount: 1714, currency: "CZK" },
+    ]);
+    expect(body.refundablePrice.amount).toBe(124000);
+    expect(body.applicationInfo.stateReason).toBe("READY_TO_SHIP");
+  });
+
+  it("cancelling every remaining item cancels the application (CANCELLED_NOT_PAID)", async () => {
+    const { token } = await signIn();
+    const id = await approved(token);
+    const body = await json<OrderView>(await put(token, `${app(id)}/order/cancel`));
+    expect(body.state).toBe("CANCELLED");
+    expect(body.applicationInfo).toMatchObject({ state: "CANCELLED", stateReason: "CANCELLED_NOT_PAID" });
+  });
+
+  it("does not cancel sent items (ITEM_NOT_FOUND), and cancels the rest of the order only", async () => {
+    const { token } = await signIn();
+    const id = await approved(token);
+    await put(token, `${app(id)}/order/send`, { items: [{ code: "KB-01" }] });
+    await expect422(await put(token, `${app(id)}/order/cancel`, { items: [{ code: "KB-01" }] }), "ITEM_NOT_FOUND");
+    const body = await json<OrderView>(await put(token, `${app(id)}/order/cancel`));
+    expect(states(body)).toEqual([
+      ["KB-01", 2, "SENT"],
+      ["BK-7", 1, "CANCELLED"],
+      ["SHIP", 1, "CANCELLED"],
+    ]);
+    expect(body.applicationInfo.stateReason).toBe("READY_SHIPPED");
+  });
+
+  it("also works before approval", async () => {
+    const { token } = await signIn();
+    const { id } = await createApplication(token);
+    const res = await put(token, `${app(id)}/order/cancel`, { items: [{ code: "SHIP" }] });
+    expect(res.status).toBe(200);
+    expect((await json<OrderView>(res)).applicationInfo.state).toBe("PROCESSING");
+  });
+
+  it("refuses to leave less financed than was already refunded (REFUND_LIMIT_EXCEEDED)", async () => {
+    const { token } = await signIn();
+    const id = await approved(token);
+    await put(token, `${app(id)}/order/send`, { items: [{ code: "BK-7" }] });
+    await call("POST", `${app(id)}/refunds`, { token, body: { totalPrice: { amount: 190000, currency: "CZK" } } });
+    await expect422(
+      await put(token, `${app(id)}/order/cancel`, { items: [{ code: "KB-01" }] }),
+      "REFUND_LIMIT_EXCEEDED",
+    );
+  });
+});

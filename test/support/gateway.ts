@@ -1,0 +1,90 @@
+import { env } from "cloudflare:workers";
+import type { Env } from "../../src/config";
+import { send } from "./api";
+import { applicationRequest } from "./factories";
+
+/**
+ * A request to the gateway as a browser sends it: through the Worker's entry point, or with `vars` through
+ * the same app with overridden variables (as call() does for JSON). Redirects are never followed, so
+ * tests see the 303 and its Location.
+ */
+export async function browse(url: string, init: RequestInit = {}, vars?: Partial<Env>): Promise<Response> {
+  return send(url, { ...init, redirect: "manual" }, vars);
+}
+
+export interface Page {
+  status: number;
+  headers: Headers;
+  html: string;
+  /** What a reader sees: tags and the style sheet removed, whitespace collapsed as a browser would. */
+  text: string;
+}
+
+export async function openGateway(url: string, vars?: Partial<Env>): Promise<Page> {
+  const res = await browse(url, {}, vars);
+  // Intl puts (narrow) no-break spaces between currency and amount; compare with plain spaces.
+  const html = (await res.text()).replace(/[\u00a0\u202f]/g, " ");
+  const text = html
+    .replace(/<style>[\s\S]*?<\/style>/, "")
+    .replace(/<[^>]+>/g, " ")
+    .replace(/\s+/g, " ")
+    .replace(/ ([.,])/g, "$1")
+    .trim();
+  return { status: res.status, headers: res.headers, html, text };
+}
+
+/** The form as the browser posts it: application/x-www-form-urlencoded. */
+export function submitGateway(url: string, fields: Record<string, string>, vars?: Partial<Env>): Promise<Response> {
+  return browse(
+    url,
+    {
+      method: "POST",
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams(fields).toString(),
+    },
+    vars,
+  );
+}
+
+/**
+ * A valid create request whose order is one item of `amount` minor units (CZK, VAT 21 % included), so
+ * that the order total is exactly `amount`.
+ */
+export function requestWithTotal(amount: number, overrides: Parameters<typeof applicationRequest>[0] = {}) {
+  const base = applicationRequest(overrides);
+  const vat = { vatRate: 21, amount: Math.round((amount * 21) / 121), currency: "CZK" };
+  const total = { amount, currency: "CZK" };
+  return {
+    ...base,
+    order: {
+      ...base.order,
+      totalPrice: total,
+      totalVat: [vat],
+      items: [{ code: "LAMP-1", name: "Desk lamp", type: "PHYSICAL", quantity: 1, totalPrice: total, totalVat: vat }],
+    },
+  };
+}
+
+export interface StoredDecision {
+  state: string;
+  stateReason: string;
+  agreement: number;
+  approvedAmount: number | null;
+  decisionReasons: string[] | null;
+  decidedAt: number | null;
+  cancelReason: string | null;
+}
+
+/** The decision columns as D1 holds them (the partner's view does not show the audit reasons). */
+export async function storedDecision(applicationId: string): Promise<StoredDecision> {
+  const row = await env.DB.prepare(
+    `SELECT state, state_reason AS stateReason, agreement_terms_and_conditions AS agreement,
+            approved_amount AS approvedAmount, decision_reasons AS decisionReasons, decided_at AS decidedAt,
+            cancel_reason AS cancelReason
+     FROM applications WHERE id = ?`,
+  )
+    .bind(applicationId)
+    .first<Omit<StoredDecision, "decisionReasons"> & { decisionReasons: string | null }>();
+  if (!row) throw new Error(`no application ${applicationId}`);
+  return { ...row, decisionReasons: row.decisionReasons === null ? null : JSON.parse(row.decisionReasons) };
+}
