@@ -57,10 +57,17 @@ export async function fairFloorStatements(): Promise<{ get: Captured[]; create: 
   return { get: [{ sql: get.STATEMENT, method: get.METHOD }], create: [{ batch: create.BATCH }] };
 }
 
-/** "" when the API ran exactly the floor's statements, else what differs. */
-export function statementDrift(api: Captured[] | undefined, floor: Captured[]): string {
+/**
+ * "" when the API ran exactly the floor's statements, else where they part: the first differing
+ * character with some context on both sides (the API's full SQL is written to `capturedFile`).
+ */
+export function statementDrift(api: Captured[] | undefined, floor: Captured[], capturedFile: string): string {
   if (!api) return "the API's statements were not captured";
-  const text = (list: Captured[]) => JSON.stringify(list);
-  if (text(api) === text(floor)) return "";
-  return `the API now runs ${text(api)}; the floor runs ${text(floor)}`;
+  const a = JSON.stringify(api);
+  const f = JSON.stringify(floor);
+  if (a === f) return "";
+  let at = 0;
+  while (at < a.length && a[at] === f[at]) at++;
+  const around = (text: string) => `…${text.slice(Math.max(0, at - 60), at + 60)}…`;
+  return `the API's SQL differs from the floor's at character ${at}: API ${around(a)} vs floor ${around(f)}; the API's full SQL is in ${capturedFile}`;
 }

@@ -128,7 +128,9 @@ export function report(data: RunData): string {
   // ---- Targets ----
   const targets = ["| Target | Measured (median over rounds; per round) | Verdict |", "|---|---|---|"];
   const stale = (drift: string | undefined) =>
-    drift ? ` **The floor is stale**: ${drift.slice(0, 400)}… Update the floor file before trusting this row.` : "";
+    drift
+      ? ` **The floor is stale**: ${drift.replace(/\|/g, "\\|")}. Update the floor file before trusting this row.`
+      : "";
   const perRoundText = (values: number[]) => values.map((v) => fmt(v)).join(", ");
   const fairTarget = (name: string, floor: FloorKey, min: number, drift: string | undefined) => {
     if (!byName.has(name)) return;
@@ -272,7 +274,9 @@ export function report(data: RunData): string {
         : ""
     }`,
     `- Saturation: wrk, ${config.threads} threads, ${config.connections} connections, ${config.duration} s per run, ${config.rounds} round${config.rounds > 1 ? "s" : ""} (each fair floor runs just before its scenario in every round; ${config.warmup} s warm-up before each scenario's first run, none for send and refund)`,
-    `- Open loop: ${config.openRate !== undefined ? `${config.openRate} requests/s` : `${config.openFraction} × each scenario's median saturated throughput`}, ${config.openDuration} s, at most ${config.openConnections} connections, latency timed from each request's scheduled send`,
+    config.openRate === 0
+      ? "- Open loop: skipped (BENCH_OPEN_RATE=0)"
+      : `- Open loop: ${config.openRate !== undefined ? `${config.openRate} requests/s` : `${config.openFraction} × each scenario's median saturated throughput`}, ${config.openDuration} s, at most ${config.openConnections} connections, latency timed from each request's scheduled send`,
     `- CPU: workerd's utime + stime (/proc, ${CLK_TCK} ticks/s) over each run ÷ requests answered; workerd runs the Workers, the Durable Objects and D1's SQLite. Other processes used ${fmt(data.quiet)} of ${CORES} cores just before the start; the per-round table shows it per run`,
     ...data.warnings.map((w) => `- **Warning**: ${w}`),
     "",
