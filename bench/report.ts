@@ -6,7 +6,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { BENCH, config, FULL } from "./config";
+import { BENCH, config, FULL, ROOT } from "./config";
 import { CLK_TCK, CORES } from "./cpu";
 import { FLOORS, type FloorKey, floorName } from "./floors";
 import { type OpenLoopResult, type SaturationResult, serviceErrors } from "./load";
@@ -51,7 +51,11 @@ function machine(): string[] {
   const memKb = Number(/^MemTotal:\s*(\d+)/m.exec(readFileSync("/proc/meminfo", "utf8"))?.[1] ?? 0);
   const nproc = execFileSync("nproc", { encoding: "utf8" }).trim();
   const wrk = spawnSync("wrk", ["-v"], { encoding: "utf8" }).stdout.split("\n")[0]?.trim() ?? "wrk";
+  const git = (args: string[]) => spawnSync("git", args, { cwd: ROOT, encoding: "utf8" }).stdout.trim();
+  const commit = git(["rev-parse", "--short", "HEAD"]);
+  const dirty = git(["status", "--porcelain", "--", "src", "migrations", "wrangler.toml", "package-lock.json"]);
   return [
+    `- Code: ${commit ? `commit ${commit}` : "not a git checkout"}${dirty ? " with uncommitted changes in src, migrations or configuration" : ""}`,
     `- Machine: ${nproc} cores (nproc), ${model}, ${(memKb / 1024 / 1024).toFixed(1)} GiB memory, ${os.type()} ${os.release()}`,
     `- Node ${process.version}; ${workerdVersion()}; miniflare ${miniflareVersion()}; wrangler ${wranglerVersion()}; ${wrk}`,
   ];
@@ -301,10 +305,7 @@ export function report(data: RunData): string {
     "",
     ...detail,
     "",
-    "## Open-loop runs",
-    "",
-    ...openDetail,
-    "",
+    ...(open.size > 0 ? ["## Open-loop runs", "", ...openDetail, ""] : []),
     ...(notes.length ? ["## Failed responses (first body per status)", "", ...notes, ""] : []),
   ].join("\n");
 }
