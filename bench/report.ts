@@ -255,6 +255,10 @@ export function report(data: RunData): string {
     );
   }
 
+  const met = targets.filter((t) => t.endsWith("| **met** |")).length;
+  const missed = targets.filter((t) => t.includes("| **missed**")).length;
+  const stales = Object.values(data.drift).filter(Boolean).length;
+
   const notes = [
     ...[...data.rounds.entries()].flatMap(([name, runs]) =>
       runs.filter((r) => r?.notes).map((r) => `- ${name} (saturation): ${r.notes.trim()}`),
@@ -283,6 +287,8 @@ export function report(data: RunData): string {
       : `- Open loop: ${config.openRate !== undefined ? `${config.openRate} requests/s` : `${config.openFraction} × each scenario's median saturated throughput`}, ${config.openDuration} s, at most ${config.openConnections} connections, latency timed from each request's scheduled send`,
     `- CPU: workerd's utime + stime (/proc, ${CLK_TCK} ticks/s) over each run ÷ requests answered; workerd runs the Workers, the Durable Objects and D1's SQLite. Other processes used ${fmt(data.quiet)} of ${CORES} cores just before the start; the per-round table shows it per run`,
     ...data.warnings.map((w) => `- **Warning**: ${w}`),
+    "",
+    `**Targets: ${met} met, ${missed} missed${stales ? `, ${stales} fair floor${stales > 1 ? "s" : ""} stale` : ""}** (see Targets).`,
     "",
     "## Scenarios",
     "",
