@@ -17,6 +17,8 @@ export default defineConfig({
           // High enough never to interfere; rate-limit tests override the quota per request.
           RATE_LIMIT_REQUESTS: "1000000",
           TEST_MIGRATIONS: migrations as never,
+          // Property tests run on a fixed seed unless one is asked for (test/support/property-seed.ts).
+          PROPERTY_SEED: process.env.PROPERTY_SEED ?? "",
         },
         // Partner endpoints are the one outside world: nothing leaves the test run. Tests that care
         // about what is sent replace `fetch` with a stub of their own.
@@ -27,7 +29,7 @@ export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
     exclude: ["test/e2e/**"],
-    setupFiles: ["./test/support/apply-migrations.ts"],
+    setupFiles: ["./test/support/apply-migrations.ts", "./test/support/property-seed.ts"],
     // Request logs are asserted where they matter; elsewhere they only bury the report.
     onConsoleLog: (log) => !log.startsWith('{"level":"info"'),
   },

@@ -67,4 +67,24 @@ describe("service time formatting", () => {
     // Prague, New York, St John's and Lord Howe each change twice a year.
     expect(transitions).toBe(8);
   });
+
+  it("is exact around transitions off the quarter hour (America/St_Johns changed at 00:01 in 2009)", () => {
+    const zone = "America/St_Johns";
+    let changes = 0;
+    for (let hour = Date.UTC(2009, 0, 1); hour < Date.UTC(2010, 0, 1); hour += 3600_000) {
+      if (reference(hour, zone).slice(19) === reference(hour + 3600_000, zone).slice(19)) continue;
+      changes++;
+      for (let ms = hour - 900_000; ms <= hour + 3600_000 + 900_000; ms += 10_000) {
+        expect(formatDateTime(ms, zone)).toBe(reference(ms, zone));
+      }
+    }
+    expect(changes).toBe(2);
+    // 2009-03-08 00:01 local (03:31 UTC): from -03:30 to -02:30, one minute past a quarter hour.
+    expect(formatDateTime(Date.UTC(2009, 2, 8, 3, 30, 59), zone)).toBe("2009-03-08T00:00:59-03:30");
+    expect(formatDateTime(Date.UTC(2009, 2, 8, 3, 31, 0), zone)).toBe("2009-03-08T01:01:00-02:30");
+  });
+
+  it("formats UTC without reading any zone data", () => {
+    expect(formatDateTime(Date.UTC(2026, 10, 23, 21, 5, 9, 999), "UTC")).toBe("2026-11-23T21:05:09+00:00");
+  });
 });

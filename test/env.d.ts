@@ -6,6 +6,7 @@ declare global {
     interface Env extends WorkerEnv {
       TEST_MIGRATIONS: D1Migration[];
       AUTH_PEPPER: string;
+      PROPERTY_SEED: string;
     }
   }
 }

@@ -1,5 +1,6 @@
 import { call, json } from "./api";
 import { applicationRequest, createApplication, forceState } from "./factories";
+import { submitGateway } from "./gateway";
 
 export const app = (id: string) => `/financing/v1/applications/${id}`;
 
@@ -71,4 +72,41 @@ export async function expect422(res: Response, code: string) {
     throw new Error(`expected 422 ${code}, got ${res.status} ${JSON.stringify(body)}`);
   }
   return body;
+}
+
+/**
+ * The order of the DISCOUNT sequences: a keyboard (1 × 1000, VAT 21 %) and a discount (1 × −200),
+ * financed 800, approved through the gateway as a customer would.
+ */
+export async function discountedAndApproved(token: string) {
+  const body = applicationRequest();
+  const created = await createApplication(token, {
+    ...body,
+    order: {
+      ...body.order,
+      totalPrice: { amount: 800, currency: "CZK" },
+      totalVat: [{ vatRate: 21, amount: 139, currency: "CZK" }],
+      items: [
+        {
+          code: "KB-01",
+          name: "Keyboard",
+          type: "PHYSICAL",
+          quantity: 1,
+          totalPrice: { amount: 1000, currency: "CZK" },
+          totalVat: { vatRate: 21, amount: 174, currency: "CZK" },
+        },
+        {
+          code: "DISC",
+          name: "Discount",
+          type: "DISCOUNT",
+          quantity: 1,
+          totalPrice: { amount: -200, currency: "CZK" },
+          totalVat: { vatRate: 21, amount: -35, currency: "CZK" },
+        },
+      ],
+    },
+  });
+  const decided = await submitGateway(created.gatewayRedirectUrl, { action: "confirm" });
+  if (decided.status !== 303) throw new Error(`gateway answered ${decided.status}`);
+  return created.id;
 }

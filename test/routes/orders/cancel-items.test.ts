@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { call, json, signIn } from "../../support/api";
 import { createApplication } from "../../support/factories";
-import { app, approved, expect422, type OrderView, put } from "../../support/orders";
+import { app, approved, discountedAndApproved, expect422, type OrderView, order, put } from "../../support/orders";
 
 const states = (o: OrderView) => o.items.map((i) => [i.code, i.quantity, i.state]);
 
@@ -66,5 +66,35 @@ describe("PUT …/order/cancel", () => {
       await put(token, `${app(id)}/order/cancel`, { items: [{ code: "KB-01" }] }),
       "REFUND_LIMIT_EXCEEDED",
     );
+  });
+});
+
+describe("a DISCOUNT line on cancel", () => {
+  it("is refused on its own, so the financed total never rises above the approved amount", async () => {
+    const { token } = await signIn();
+    const id = await discountedAndApproved(token);
+    const before = await order(token, id);
+    const res = await put(token, `${app(id)}/order/cancel`, { items: [{ code: "DISC" }] });
+    await expect422(res, "DISCOUNT_NOT_SEPARABLE");
+    expect(await order(token, id)).toEqual(before);
+    expect(before.totalPrice.amount).toBe(800);
+    await put(token, `${app(id)}/order/send`);
+    const refund = await call("POST", `${app(id)}/refunds`, {
+      token,
+      body: { totalPrice: { amount: 1000, currency: "CZK" } },
+    });
+    await expect422(refund, "REFUND_LIMIT_EXCEEDED");
+  });
+
+  it("is cancelled with the last item: the whole application is cancelled", async () => {
+    const { token } = await signIn();
+    const id = await discountedAndApproved(token);
+    const res = await put(token, `${app(id)}/order/cancel`, { items: [{ code: "KB-01" }] });
+    expect(res.status).toBe(200);
+    expect(await json(res)).toMatchObject({
+      state: "CANCELLED",
+      totalPrice: { amount: 0 },
+      applicationInfo: { state: "CANCELLED", stateReason: "CANCELLED_NOT_PAID" },
+    });
   });
 });

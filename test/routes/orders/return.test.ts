@@ -1,7 +1,16 @@
 import { describe, expect, it } from "vitest";
 import { call, json, signIn } from "../../support/api";
 import { countRows, createApplication, eventsOf, forceState } from "../../support/factories";
-import { app, approved, approvedWithTotal, expect422, type OrderView, order, put } from "../../support/orders";
+import {
+  app,
+  approved,
+  approvedWithTotal,
+  discountedAndApproved,
+  expect422,
+  type OrderView,
+  order,
+  put,
+} from "../../support/orders";
 
 describe("the spec's worked return example", () => {
   it("2000 → 1900 → 1700 → 1400 with amount-only returns, then a full return of 1400 → 0 and RETURNED", async () => {
@@ -162,5 +171,48 @@ describe("a full return after a large refund", () => {
     const before = await order(token, id);
     await expect422(await put(token, `${app(id)}/order/return`), "REFUND_LIMIT_EXCEEDED");
     expect(await order(token, id)).toEqual(before);
+  });
+});
+
+describe("a DISCOUNT line on return", () => {
+  it("is refused on its own, and a refund beyond what was financed is refused after it", async () => {
+    const { token } = await signIn();
+    const id = await discountedAndApproved(token);
+    expect((await put(token, `${app(id)}/order/send`)).status).toBe(200);
+    const before = await order(token, id);
+    const res = await put(token, `${app(id)}/order/return`, { items: [{ code: "DISC" }] });
+    expect((await expect422(res, "DISCOUNT_NOT_SEPARABLE")).errors[0]).toMatchObject({ attribute: "items[0]" });
+    expect(await order(token, id)).toEqual(before);
+    const refund = await call("POST", `${app(id)}/refunds`, {
+      token,
+      body: { totalPrice: { amount: 1000, currency: "CZK" } },
+    });
+    await expect422(refund, "REFUND_LIMIT_EXCEEDED");
+    expect(before).toMatchObject({
+      totalPrice: { amount: 800 },
+      refundedPrice: { amount: 0 },
+      refundablePrice: { amount: 800 },
+    });
+    expect(await countRows("refunds", "application_id = ?", id)).toBe(0);
+  });
+
+  it("comes back with the last item, and the refund is what was financed", async () => {
+    const { token } = await signIn();
+    const id = await discountedAndApproved(token);
+    await put(token, `${app(id)}/order/send`);
+    const res = await put(token, `${app(id)}/order/return`, { items: [{ code: "KB-01" }] });
+    expect(res.status).toBe(200);
+    const returned = await json<OrderView>(res);
+    expect(returned.items.map((i) => [i.code, i.state])).toEqual([
+      ["KB-01", "RETURNED"],
+      ["DISC", "RETURNED"],
+    ]);
+    expect(returned).toMatchObject({
+      state: "RETURNED",
+      totalPrice: { amount: 800 },
+      refundedPrice: { amount: 800 },
+      refundablePrice: { amount: 0 },
+      applicationInfo: { state: "CANCELLED", stateReason: "CANCELLED_RETURNED" },
+    });
   });
 });

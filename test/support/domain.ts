@@ -1,0 +1,64 @@
+/** Plain-data applications for tests of src/domain: no database, no HTTP. */
+
+import { newLines, type OrderItem } from "../../src/domain/order-lines";
+import type { ApplicationFacts, Current, Plan, PlanContext } from "../../src/domain/plan";
+import { applyPlan } from "../../src/domain/plan";
+import type { Result } from "../../src/domain/result";
+
+/** An item of `amount` (negative for a DISCOUNT), VAT 21 % rounded. */
+export function item(
+  code: string,
+  amount: number,
+  quantity = 1,
+  type = amount < 0 ? "DISCOUNT" : "PHYSICAL",
+): OrderItem {
+  return {
+    code,
+    name: code,
+    type,
+    quantity,
+    totalPrice: { amount },
+    totalVat: { vatRate: 21, amount: Math.round((amount * 21) / 121) },
+  };
+}
+
+/** Ids that tell their order: a plan's ids in a test are predictable. */
+export function context(at = Date.UTC(2026, 10, 23, 12)): PlanContext {
+  let n = 0;
+  return { at, newId: () => `id-${String(++n).padStart(4, "0")}` };
+}
+
+/** An application in `state` with the items' lines, approved at their total when READY. */
+export function application(
+  items: readonly OrderItem[],
+  state: "PROCESSING" | "READY" = "READY",
+  ctx: PlanContext = context(),
+): Current {
+  const lines = newLines(items, ctx.newId);
+  const total = lines.reduce((sum, l) => sum + l.totalPriceAmount, 0);
+  const facts: ApplicationFacts = {
+    id: "app-1",
+    type: "DEFERRED_PAYMENT",
+    state,
+    stateReason: state === "READY" ? "READY_TO_SHIP" : "PROCESSING_REDIRECT_NEEDED",
+    currency: "CZK",
+    approvedAmount: state === "READY" ? total : null,
+    refundedAmount: 0,
+    agreementTermsAndConditions: true,
+    customerEmail: "jana@example.com",
+    eventSequence: 1,
+  };
+  return { application: facts, lines };
+}
+
+/** The application after a plan that must have been accepted. */
+export function applied(current: Current, result: Result<Plan>): Current {
+  if (!result.ok) throw new Error(`refused: ${JSON.stringify(result.problems)}`);
+  return applyPlan(current, result.value);
+}
+
+/** The codes of a refusal (fails when the plan was accepted). */
+export function refusal(result: Result<Plan>): string[] {
+  if (result.ok) throw new Error("expected a refusal, the plan was accepted");
+  return result.problems.map((p) => p.code);
+}

@@ -1,0 +1,281 @@
+/**
+ * Random orders and random sequences of order operations, for the property tests of src/domain (run
+ * purely) and the same sequences through the HTTP API (compared with the domain's answers).
+ */
+import fc from "fast-check";
+import { expect } from "vitest";
+import { planCancellation } from "../../src/domain/application-operations";
+import { deriveOrderState } from "../../src/domain/application-state";
+import { ledgerOf, refundableAmount } from "../../src/domain/ledger";
+import { isDiscount, type OrderItem } from "../../src/domain/order-lines";
+import {
+  planCancelItems,
+  planChange,
+  planDeliver,
+  planRefund,
+  planReturn,
+  planSend,
+} from "../../src/domain/order-operations";
+import type { applyPlan, Current, Plan, PlanContext } from "../../src/domain/plan";
+import { problem, type Result, refused } from "../../src/domain/result";
+
+export const SENT_DATE = "2026-11-23";
+export const DELIVERY_DATE = "2026-11-25";
+
+export interface Selector {
+  code?: string;
+  type?: string;
+  quantity?: number;
+}
+
+/**
+ * An amount as sent, or one relative to what is refundable when the step runs (the edges where a
+ * ceiling is off by one show only there).
+ */
+export type Amount = number | { refundable: -1 | 0 | 1 };
+
+export type Operation =
+  | { kind: "change"; items: OrderItem[] }
+  | { kind: "cancel items"; items?: Selector[] }
+  | { kind: "send"; items?: Selector[] }
+  | { kind: "deliver"; items?: Selector[] }
+  | { kind: "return"; items?: Selector[]; amount?: Amount }
+  | { kind: "refund"; amount: Amount }
+  | { kind: "cancel" };
+
+const VAT_RATES: Record<string, number> = { PHYSICAL: 21, DIGITAL: 21, SHIPPING_FEE: 12, DISCOUNT: 21 };
+
+function lineItem(code: string, type: string, unit: number, quantity: number): OrderItem {
+  const total = unit * quantity;
+  const rate = VAT_RATES[type]!;
+  return {
+    code,
+    name: `Item ${code}`,
+    type,
+    quantity,
+    ...(type === "DISCOUNT" ? {} : { unitPrice: { amount: unit } }),
+    totalPrice: { amount: total },
+    totalVat: { vatRate: rate, amount: Math.trunc((total * rate) / (100 + rate)) },
+  };
+}
+
+/**
+ * 1 to 4 goods lines (physical, digital, shipping) of 1 to 4 units, and up to 2 DISCOUNT lines that
+ * together take off less than the goods cost (the order total stays positive).
+ */
+export const orderItems: fc.Arbitrary<OrderItem[]> = fc
+  .tuple(
+    fc.array(
+      fc.record({
+        type: fc.constantFrom("PHYSICAL", "PHYSICAL", "DIGITAL", "SHIPPING_FEE"),
+        unit: fc.integer({ min: 1, max: 30000 }),
+        quantity: fc.integer({ min: 1, max: 4 }),
+      }),
+      { minLength: 1, maxLength: 4 },
+    ),
+    fc.array(fc.integer({ min: 1, max: 99 }), { maxLength: 2 }),
+  )
+  .map(([goods, discounts]) => {
+    const items = goods.map((g, i) => lineItem(`G${i + 1}`, g.type, g.unit, g.quantity));
+    const goodsTotal = items.reduce((sum, i) => sum + i.totalPrice.amount, 0);
+    const share = (goodsTotal - 1) / Math.max(1, discounts.length);
+    discounts.forEach((percent, i) => {
+      const off = Math.floor((share * percent) / 100);
+      if (off >= 1) items.push(lineItem(`D${i + 1}`, "DISCOUNT", -off, 1));
+    });
+    return items;
+  });
+
+const selector = (codes: readonly string[]): fc.Arbitrary<Selector> =>
+  fc.oneof(
+    fc.record({ code: fc.constantFrom(...codes, "NOPE") }),
+    fc.record({ code: fc.constantFrom(...codes), quantity: fc.integer({ min: 1, max: 4 }) }),
+    fc.record({ type: fc.constantFrom("PHYSICAL", "SHIPPING_FEE", "DISCOUNT") }),
+  );
+
+const selection = (codes: readonly string[]) =>
+  fc.option(fc.array(selector(codes), { minLength: 1, maxLength: 3 }), { nil: undefined });
+
+/** Operations on an order whose items carry `codes`; amounts sometimes beyond what any order allows. */
+export function operation(codes: readonly string[]): fc.Arbitrary<Operation> {
+  const amount = fc.oneof<fc.Arbitrary<Amount>[]>(
+    fc.integer({ min: 1, max: 500 }),
+    fc.integer({ min: 1, max: 150000 }),
+    fc.constantFrom(-1, 0, 1).map((k) => ({ refundable: k as -1 | 0 | 1 })),
+  );
+  return fc.oneof(
+    { weight: 1, arbitrary: orderItems.map((items): Operation => ({ kind: "change", items })) },
+    { weight: 3, arbitrary: selection(codes).map((items): Operation => ({ kind: "cancel items", items })) },
+    { weight: 4, arbitrary: selection(codes).map((items): Operation => ({ kind: "send", items })) },
+    { weight: 2, arbitrary: selection(codes).map((items): Operation => ({ kind: "deliver", items })) },
+    {
+      weight: 4,
+      arbitrary: fc
+        .record({ items: selection(codes), amount: fc.option(amount, { nil: undefined }) })
+        .map(({ items, amount }): Operation => ({ kind: "return", items, amount })),
+    },
+    {
+      weight: 1,
+      arbitrary: amount.map((amount): Operation => ({ kind: "return", items: [], amount })),
+    },
+    {
+      weight: 3,
+      arbitrary: fc
+        .oneof(amount, fc.integer({ min: -100, max: 0 }))
+        .map((a): Operation => ({ kind: "refund", amount: a })),
+    },
+    { weight: 1, arbitrary: fc.constant<Operation>({ kind: "cancel" }) },
+  );
+}
+
+/** An order and a sequence of operations on it. */
+export function scenario(maxSteps: number) {
+  return orderItems.chain((items) =>
+    fc.record({
+      items: fc.constant(items),
+      // Most sequences start approved; some before approval, where fewer operations are allowed.
+      approved: fc.integer({ min: 0, max: 3 }).map((n) => n > 0),
+      operations: fc.array(operation(items.map((i) => i.code)), { minLength: 1, maxLength: maxSteps }),
+    }),
+  );
+}
+
+const CZK = (amount: number) => ({ amount, currency: "CZK" });
+
+/** The order content of a change-order request, consistent like a create. */
+export function orderContent(items: readonly OrderItem[]) {
+  const vat = new Map<number, number>();
+  for (const i of items) vat.set(i.totalVat.vatRate, (vat.get(i.totalVat.vatRate) ?? 0) + i.totalVat.amount);
+  return {
+    totalPrice: CZK(items.reduce((sum, i) => sum + i.totalPrice.amount, 0)),
+    totalVat: [...vat].map(([vatRate, amount]) => ({ vatRate, amount, currency: "CZK" })),
+    items: items.map((i) => ({
+      ...i,
+      ...(i.unitPrice ? { unitPrice: CZK(i.unitPrice.amount) } : {}),
+      totalPrice: CZK(i.totalPrice.amount),
+      totalVat: { ...i.totalVat, currency: "CZK" },
+    })),
+  };
+}
+
+/** The amount to send: a relative one is resolved against what `current` still has refundable. */
+export function amountOf(amount: Amount, current: Current): number {
+  if (typeof amount === "number") return amount;
+  return refundableAmount(ledgerOf(current.application, current.lines)) + amount.refundable;
+}
+
+/** The operation with its amounts resolved against `current`, as it is sent to the domain and to the API. */
+export function resolve(op: Operation, current: Current): Operation {
+  return "amount" in op && op.amount !== undefined ? { ...op, amount: amountOf(op.amount, current) } : op;
+}
+
+/** The operation as the domain is asked it (amounts resolved, see `resolve`). */
+export function plan(current: Current, op: Operation, ctx: PlanContext): Result<Plan> {
+  switch (op.kind) {
+    case "change":
+      return planChange(current, { order: orderContent(op.items) }, ctx);
+    case "cancel items":
+      return planCancelItems(current, { items: op.items }, ctx);
+    case "send":
+      return planSend(current, { items: op.items, sentDate: SENT_DATE }, ctx);
+    case "deliver":
+      return planDeliver(current, { items: op.items, deliveryDate: DELIVERY_DATE }, ctx);
+    case "return": {
+      const amount = op.amount === undefined ? undefined : amountOf(op.amount, current);
+      // The request schema refuses a return of less than 1 before the domain is asked.
+      if (amount !== undefined && amount < 1) return refused(problem("INVALID_VALUE", "a refund must be positive"));
+      return planReturn(
+        current,
+        { items: op.items, ...(amount === undefined ? {} : { totalPrice: CZK(amount) }) },
+        ctx,
+      );
+    }
+    case "refund":
+      return planRefund(current, { totalPrice: CZK(amountOf(op.amount, current)) }, ctx);
+    case "cancel":
+      return planCancellation(current, { reason: "APPLICATION_CANCELLED_OTHER" }, ctx);
+  }
+}
+
+/** The operation as the API is asked it (amounts resolved, see `resolve`): method, path below the application, body. */
+export function request(op: Operation): { method: string; path: string; body: unknown } {
+  const money = (amount: Amount) => {
+    if (typeof amount !== "number") throw new Error("resolve the amount first");
+    return CZK(amount);
+  };
+  const items = "items" in op && op.items !== undefined ? { items: op.items } : {};
+  switch (op.kind) {
+    case "change":
+      return { method: "PUT", path: "/order", body: { order: orderContent(op.items) } };
+    case "cancel items":
+      return { method: "PUT", path: "/order/cancel", body: items };
+    case "send":
+      return { method: "PUT", path: "/order/send", body: { ...items, sentDate: SENT_DATE } };
+    case "deliver":
+      return { method: "PUT", path: "/order/deliver", body: { ...items, deliveryDate: DELIVERY_DATE } };
+    case "return":
+      return {
+        method: "PUT",
+        path: "/order/return",
+        body: { ...items, ...(op.amount === undefined ? {} : { totalPrice: money(op.amount) }) },
+      };
+    case "refund":
+      return { method: "POST", path: "/refunds", body: { totalPrice: money(op.amount) } };
+    case "cancel":
+      return { method: "PUT", path: "/cancel", body: {} };
+  }
+}
+
+/**
+ * The invariants every accepted step keeps, written here independently of the code under test:
+ * - money: 0 ≤ refunded ≤ financed ≤ approved, the stored total is the lines' financed total, the
+ *   financed total rises only by an order change, the refunded total never falls, and by exactly the
+ *   refund recorded;
+ * - quantities: every ordered unit is on exactly one line (a split never loses or adds one);
+ * - discounts: a DISCOUNT line leaves (cancelled or returned) only when every other line has left,
+ *   and is cancelled while goods came back only when returning it would leave less financed than
+ *   was refunded;
+ * - states: the order state follows from the lines, READY_TO_SHIP exactly while nothing went out, an
+ *   event exactly when the state or its reason changed.
+ */
+export function checkStep(before: Current, op: Operation, plan: Plan, after: ReturnType<typeof applyPlan>) {
+  const was = ledgerOf(before.application, before.lines);
+  const now = ledgerOf(after.application, after.lines);
+  expect(now.refunded).toBeGreaterThanOrEqual(0);
+  expect(now.refunded).toBeLessThanOrEqual(now.financed);
+  if (now.approved !== null) expect(now.financed).toBeLessThanOrEqual(now.approved);
+  expect(after.application.totalAmount).toBe(now.financed);
+  if (op.kind !== "change") expect(now.financed).toBeLessThanOrEqual(was.financed);
+  expect(now.refunded).toBeGreaterThanOrEqual(was.refunded);
+  expect(now.refunded - was.refunded).toBe(plan.refund?.amount ?? 0);
+  expect(now.approved).toBe(was.approved);
+
+  if (op.kind !== "change") expect(unitsByPosition(after)).toEqual(unitsByPosition(before));
+  const goods = after.lines.filter((l) => !isDiscount(l));
+  const left = (state: string) => state === "CANCELLED" || state === "RETURNED";
+  const discounts = after.lines.filter(isDiscount);
+  for (const discount of discounts) {
+    if (left(discount.state)) expect(goods.every((l) => left(l.state))).toBe(true);
+  }
+  // Discounts that followed the goods out as CANCELLED while some goods came back: returned, they would
+  // have left less financed than was refunded.
+  const wasOpen = new Set(before.lines.filter((l) => isDiscount(l) && !left(l.state)).map((l) => l.id));
+  const cancelledNow = discounts.filter((l) => wasOpen.has(l.id) && l.state === "CANCELLED");
+  if (cancelledNow.length > 0 && goods.some((l) => l.state === "RETURNED")) {
+    const withDiscountsReturned = now.financed + cancelledNow.reduce((sum, l) => sum + l.totalPriceAmount, 0);
+    expect(withDiscountsReturned).toBeLessThan(was.refunded);
+  }
+  const { state, stateReason } = after.application;
+  const wentOut = after.lines.some((l) => ["SENT", "DELIVERED", "RETURNED"].includes(l.state));
+  if (state === "READY") expect(stateReason === "READY_TO_SHIP").toBe(!wentOut);
+  if (state === "READY") expect(deriveOrderState(after.lines.map((l) => l.state))).not.toMatch(/CANCELLED|RETURNED/);
+  const changed = state !== before.application.state || stateReason !== before.application.stateReason;
+  expect(plan.event !== undefined).toBe(changed);
+  expect(after.application.eventSequence).toBe(before.application.eventSequence + (changed ? 1 : 0));
+}
+
+function unitsByPosition(current: Current): Record<number, number> {
+  const units: Record<number, number> = {};
+  for (const l of current.lines) units[l.position] = (units[l.position] ?? 0) + l.quantity;
+  return units;
+}
