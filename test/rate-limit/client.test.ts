@@ -1,17 +1,9 @@
 import { evictDurableObject } from "cloudflare:test";
-import { env } from "cloudflare:workers";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { MAX_BODY_BYTES } from "../../src/app";
-import { sha256Hex } from "../../src/auth/crypto";
-import type { Env } from "../../src/config";
 import { RateLimiter } from "../../src/rate-limit/durable-object";
 import { call, json, login, signIn } from "../support/api";
-
-// A small quota of their own: the rest of the suite runs with a quota too large to notice.
-const QUOTA: Partial<Env> = { RATE_LIMIT_REQUESTS: "20", RATE_LIMIT_WINDOW_SECONDS: "60" };
-const UNKNOWN_APPLICATION = "/financing/v1/applications/01J000000000000000000000000";
-// Fake time far from real time, so that alarms scheduled by the objects do not fire on their own.
-const T0 = new Date("2027-05-10T08:00:00Z");
+import { QUOTA, T0, tokenObject, UNKNOWN_APPLICATION, useFakeClock } from "../support/rate-limit";
 
 let address = 0;
 /** A client address of its own for each test, so that anonymous quotas do not mix between tests. */
@@ -25,17 +17,7 @@ function quotaHeaders(res: Response) {
   };
 }
 
-const tokenObject = async (token: string) =>
-  env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(`token:${await sha256Hex(token)}`));
-
-beforeEach(() => {
-  vi.useFakeTimers({ toFake: ["Date"] });
-  vi.setSystemTime(T0);
-});
-afterEach(() => {
-  vi.useRealTimers();
-  vi.restoreAllMocks();
-});
+useFakeClock();
 
 describe("quota headers", () => {
   it("are on responses of every kind: 200, 401, 404, 413, 429 and 500", async () => {

@@ -1,27 +1,11 @@
 import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { sha256Hex } from "../../src/auth/crypto";
-import type { Env } from "../../src/config";
 import { call, json, signIn } from "../support/api";
+import { QUOTA, T0, tokenObject, UNKNOWN_APPLICATION, useFakeClock } from "../support/rate-limit";
 
-// A small quota of their own: the rest of the suite runs with a quota too large to notice.
-const QUOTA: Partial<Env> = { RATE_LIMIT_REQUESTS: "20", RATE_LIMIT_WINDOW_SECONDS: "60" };
-const UNKNOWN_APPLICATION = "/financing/v1/applications/01J000000000000000000000000";
-// Fake time far from real time, so that alarms scheduled by the objects do not fire on their own.
-const T0 = new Date("2027-05-10T08:00:00Z");
-
-const tokenObject = async (token: string) =>
-  env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(`token:${await sha256Hex(token)}`));
-
-beforeEach(() => {
-  vi.useFakeTimers({ toFake: ["Date"] });
-  vi.setSystemTime(T0);
-});
-afterEach(() => {
-  vi.useRealTimers();
-  vi.restoreAllMocks();
-});
+useFakeClock();
 
 describe("the token's object", () => {
   it("is named by the token's hash and holds the session, never the token", async () => {

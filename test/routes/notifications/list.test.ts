@@ -4,16 +4,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import worker from "../../../src/index";
 import { call, json, signIn } from "../../support/api";
 import { createApplication } from "../../support/factories";
-
-const notifications = (id: string) => `/financing/v1/applications/${id}/notifications`;
-
-interface NotificationView {
-  eventId: string;
-  status: string;
-  sequence: number;
-  state: string;
-  attempts: { httpStatus?: number; error?: string }[];
-}
+import { type NotificationView, notificationsOf } from "../../support/notifications";
 
 async function deliver(eventId: string, status: number) {
   vi.spyOn(globalThis, "fetch").mockResolvedValue(new Response(null, { status }));
@@ -34,12 +25,12 @@ describe("GET …/notifications", () => {
     const { token } = await signIn();
     const app = await createApplication(token);
     await call("PUT", `/financing/v1/applications/${app.id}/cancel`, { token });
-    const first = await json<{ data: NotificationView[] }>(await call("GET", notifications(app.id), { token }));
+    const first = await json<{ data: NotificationView[] }>(await call("GET", notificationsOf(app.id), { token }));
     const [created, cancelled] = first.data;
     await deliver(created!.eventId, 500);
     await deliver(created!.eventId, 200);
 
-    const res = await call("GET", notifications(app.id), { token });
+    const res = await call("GET", notificationsOf(app.id), { token });
     expect(res.status).toBe(200);
     const body = await json<{ data: NotificationView[]; pagingInfo: unknown }>(res);
     expect(body.data.map((n) => [n.sequence, n.state, n.status])).toEqual([
@@ -55,6 +46,6 @@ describe("GET …/notifications", () => {
     const owner = await signIn();
     const other = await signIn();
     const app = await createApplication(owner.token);
-    expect((await call("GET", notifications(app.id), { token: other.token })).status).toBe(404);
+    expect((await call("GET", notificationsOf(app.id), { token: other.token })).status).toBe(404);
   });
 });

@@ -2,16 +2,7 @@ import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { call, json, signIn } from "../../support/api";
 import { createApplication } from "../../support/factories";
-
-const notifications = (id: string) => `/financing/v1/applications/${id}/notifications`;
-
-interface NotificationView {
-  eventId: string;
-  status: string;
-  sequence: number;
-  state: string;
-  attempts: { httpStatus?: number; error?: string }[];
-}
+import { type NotificationView, notificationsOf } from "../../support/notifications";
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -21,11 +12,11 @@ describe("POST …/notifications/{eventId}/resend", () => {
   it("puts a failed event back on the queue as PENDING and answers 202", async () => {
     const { token } = await signIn();
     const app = await createApplication(token);
-    const [event] = (await json<{ data: NotificationView[] }>(await call("GET", notifications(app.id), { token })))
+    const [event] = (await json<{ data: NotificationView[] }>(await call("GET", notificationsOf(app.id), { token })))
       .data;
     await env.DB.prepare("UPDATE events SET status = 'FAILED' WHERE id = ?").bind(event!.eventId).run();
     const send = vi.spyOn(env.NOTIFICATIONS, "send");
-    const res = await call("POST", `${notifications(app.id)}/${event!.eventId}/resend`, { token });
+    const res = await call("POST", `${notificationsOf(app.id)}/${event!.eventId}/resend`, { token });
     expect(res.status).toBe(202);
     expect(await json(res)).toMatchObject({ eventId: event!.eventId, status: "PENDING" });
     expect(send).toHaveBeenCalledWith({ eventId: event!.eventId });
@@ -36,13 +27,14 @@ describe("POST …/notifications/{eventId}/resend", () => {
     const other = await signIn();
     const app = await createApplication(owner.token);
     const [event] = (
-      await json<{ data: NotificationView[] }>(await call("GET", notifications(app.id), { token: owner.token }))
+      await json<{ data: NotificationView[] }>(await call("GET", notificationsOf(app.id), { token: owner.token }))
     ).data;
     expect(
-      (await call("POST", `${notifications(app.id)}/01J0000000000000000000000Z/resend`, { token: owner.token })).status,
+      (await call("POST", `${notificationsOf(app.id)}/01J0000000000000000000000Z/resend`, { token: owner.token }))
+        .status,
     ).toBe(404);
     expect(
-      (await call("POST", `${notifications(app.id)}/${event!.eventId}/resend`, { token: other.token })).status,
+      (await call("POST", `${notificationsOf(app.id)}/${event!.eventId}/resend`, { token: other.token })).status,
     ).toBe(404);
   });
 });
