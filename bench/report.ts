@@ -255,6 +255,15 @@ export function report(data: RunData): string {
     );
   }
 
+  // Runs during which something outside the benchmark took CPU: their numbers are the noisy ones.
+  const allRuns = [...[...data.rounds.values()].flat().filter(Boolean), ...open.values()];
+  const busy = allRuns.filter((r) => r.otherCores >= 0.25);
+  if (busy.length > 0) {
+    data.warnings.push(
+      `other processes used 0.25 cores or more during ${busy.length} of ${allRuns.length} runs (up to ${fmt(Math.max(...busy.map((r) => r.otherCores)))} of ${CORES}): those runs are noisy (their cores are in the per-run tables), and an open-loop rate set from saturated throughput can then exceed what the server gets`,
+    );
+  }
+
   const met = targets.filter((t) => t.endsWith("| **met** |")).length;
   const missed = targets.filter((t) => t.includes("| **missed**")).length;
   const stales = Object.values(data.drift).filter(Boolean).length;
