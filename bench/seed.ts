@@ -11,7 +11,7 @@
  * reseeds.
  */
 import { partnerSql } from "../scripts/lib";
-import { randomSecret } from "../src/auth/crypto";
+import { newSigningSecret, randomSecret } from "../src/auth/crypto";
 
 export interface SeedPartner {
   username: string;
@@ -157,12 +157,11 @@ WHERE a.partner_id = '${partnerId}'`;
 /** The outbox rows the API would have written: creation, and the decision or cancellation. */
 function eventsSql(partnerId: string): string {
   return `
-INSERT INTO events (id, application_id, sequence, state, state_reason, occurred_at, status, enqueued_at, delivered_at)
-SELECT ${ulidTime("a.created_at + (s.seq - 1) * 120000")} || ${ulidRandom()}, a.id, s.seq,
+INSERT INTO events (id, application_id, partner_id, sequence, state, state_reason, occurred_at, status, delivered_at)
+SELECT ${ulidTime("a.created_at + (s.seq - 1) * 120000")} || ${ulidRandom()}, a.id, a.partner_id, s.seq,
   CASE s.seq WHEN 1 THEN 'PROCESSING' ELSE a.state END,
   CASE s.seq WHEN 1 THEN 'PROCESSING_REDIRECT_NEEDED' ELSE a.state_reason END,
-  a.created_at + (s.seq - 1) * 120000, 'DELIVERED', a.created_at + (s.seq - 1) * 120000 + 5,
-  a.created_at + (s.seq - 1) * 120000 + 900
+  a.created_at + (s.seq - 1) * 120000, 'DELIVERED', a.created_at + (s.seq - 1) * 120000 + 900
 FROM applications a JOIN (SELECT 1 AS seq UNION ALL SELECT 2) s ON s.seq <= a.event_sequence
 WHERE a.partner_id = '${partnerId}'`;
 }
@@ -196,7 +195,12 @@ export async function seed(db: SeedDatabase, log: (message: string) => void): Pr
   const pepper = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("hex");
   const partners: SeedPartner[] = [];
   for (const [index, [username, count]] of PARTNER_SIZES.entries()) {
-    const credentials = { username, password: randomSecret(18), apiKey: randomSecret(24) };
+    const credentials = {
+      username,
+      password: randomSecret(18),
+      apiKey: randomSecret(24),
+      signingSecret: newSigningSecret(),
+    };
     await db.prepare(await partnerSql(credentials, pepper, false)).run();
     const row = await db.prepare("SELECT id FROM partners WHERE username = ?").bind(username).first<{ id: string }>();
     const started = Date.now();

@@ -1,7 +1,7 @@
 /** Shared by the operator scripts: wrangler invocation, local secrets, partner records. */
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { encryptApiKey, hashPassword } from "../src/auth/crypto";
+import { hashPassword, sealSecret } from "../src/auth/crypto";
 import { newId } from "../src/ids";
 
 export const DEV_VARS = ".dev.vars";
@@ -52,9 +52,27 @@ export interface Credentials {
   username: string;
   password: string;
   apiKey: string;
+  /** The Standard Webhooks secret that signs notifications, `whsec_…`. */
+  signingSecret: string;
 }
 
 const USERNAME = /^[A-Za-z0-9._@-]{1,64}$/;
+
+/**
+ * The local demo partner (`npm start` creates it, local only). Its signing secret is fixed too, so that
+ * `npm run example:receiver` verifies notifications out of the box.
+ */
+export const DEMO: Credentials = {
+  username: "demo",
+  password: "demo-password",
+  apiKey: "demo-api-key",
+  signingSecret: "whsec_ZGVtby1zaWduaW5nLXNlY3JldC1mb3ItbG9jYWwtdXNlLW9ubHk=",
+};
+
+/** A user name the scripts accept (and may therefore inline into SQL). */
+export function checkUsername(username: string): void {
+  if (!USERNAME.test(username)) throw new Error("user name: 1 to 64 characters of letters, digits and . _ @ -");
+}
 
 /**
  * SQL that inserts the partner (or, with `replace`, resets an existing one's secrets). Every value is
@@ -62,18 +80,24 @@ const USERNAME = /^[A-Za-z0-9._@-]{1,64}$/;
  * to inline into the statement that `wrangler d1 execute` runs.
  */
 export async function partnerSql(credentials: Credentials, pepper: string, replace: boolean): Promise<string> {
-  if (!USERNAME.test(credentials.username)) {
-    throw new Error("user name: 1 to 64 characters of letters, digits and . _ @ -");
-  }
+  checkUsername(credentials.username);
   const passwordHash = await hashPassword(credentials.password, pepper);
-  const apiKeyCiphertext = await encryptApiKey(credentials.apiKey, pepper);
-  const values = [newId(), credentials.username, credentials.username, passwordHash, apiKeyCiphertext].map(
-    (v) => `'${v}'`,
-  );
-  return `INSERT INTO partners (id, username, display_name, password_hash, api_key_ciphertext, created_at)
+  const apiKeyCiphertext = await sealSecret(credentials.apiKey, pepper, "api-key");
+  const signingSecretCiphertext = await sealSecret(credentials.signingSecret, pepper, "signing-secret");
+  const values = [
+    newId(),
+    credentials.username,
+    credentials.username,
+    passwordHash,
+    apiKeyCiphertext,
+    signingSecretCiphertext,
+  ].map((v) => `'${v}'`);
+  return `INSERT INTO partners (id, username, display_name, password_hash, api_key_ciphertext, signing_secret_ciphertext, created_at)
 VALUES (${values.join(", ")}, ${Date.now()})${
     replace
-      ? " ON CONFLICT (username) DO UPDATE SET password_hash = excluded.password_hash, api_key_ciphertext = excluded.api_key_ciphertext"
+      ? ` ON CONFLICT (username) DO UPDATE SET password_hash = excluded.password_hash, api_key_ciphertext = excluded.api_key_ciphertext,
+  signing_secret_ciphertext = excluded.signing_secret_ciphertext, previous_signing_secret_ciphertext = NULL,
+  previous_signing_secret_expires_at = NULL`
       : ""
   };`;
 }

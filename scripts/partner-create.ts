@@ -1,13 +1,13 @@
 /**
- * `npm run partner:create -- --username NAME [--remote]`: creates a partner with a generated password
- * and API key and prints them once, as one JSON line. They are stored only hashed (password) and
- * encrypted (API key), so this is the only time they can be read.
+ * `npm run partner:create -- --username NAME [--remote]`: creates a partner with a generated password,
+ * API key and notification signing secret, and prints them once, as one JSON line. They are stored only
+ * hashed (password) and encrypted (API key, signing secret), so this is the only time they can be read.
  *
  * The pepper: locally the one in .dev.vars (written by `npm start`); with --remote, AUTH_PEPPER must be
  * set in the environment to the value of the deployed secret.
  */
 import { parseArgs } from "node:util";
-import { randomSecret } from "../src/auth/crypto";
+import { newSigningSecret, randomSecret } from "../src/auth/crypto";
 import { ensureDevVars, partnerSql, wrangler } from "./lib";
 
 const { values } = parseArgs({
@@ -20,7 +20,12 @@ try {
   if (!pepper) throw new Error("--remote needs AUTH_PEPPER in the environment (the deployed secret's value)");
   if (!values.remote) wrangler(["d1", "migrations", "apply", "DB", "--local"], { quiet: true });
 
-  const credentials = { username: values.username, password: randomSecret(18), apiKey: randomSecret(32) };
+  const credentials = {
+    username: values.username,
+    password: randomSecret(18),
+    apiKey: randomSecret(32),
+    signingSecret: newSigningSecret(),
+  };
   const sql = await partnerSql(credentials, pepper, false);
   wrangler(["d1", "execute", "DB", values.remote ? "--remote" : "--local", "--command", sql], { quiet: true });
   console.log(JSON.stringify(credentials));

@@ -1,11 +1,12 @@
-import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
 import { requestId } from "hono/request-id";
 import { secureHeaders } from "hono/secure-headers";
 import { requireSession } from "./auth/require-session";
 import { config } from "./config";
 import { gateway } from "./gateway";
+import { gatewayError } from "./gateway/errors";
 import { countBindings } from "./http/binding-counters";
+import { limitBody } from "./http/body-limit";
 import { ApiError, errorBody } from "./http/errors";
 import { idempotency } from "./http/idempotency";
 import { jsonBody } from "./http/json-body";
@@ -19,7 +20,10 @@ import { listApplications } from "./routes/applications/list";
 import { login } from "./routes/authentication/login";
 import { logout } from "./routes/authentication/logout";
 import { downloadDocument } from "./routes/documents/download";
+import { rotateSigningSecret } from "./routes/notification-secret/rotate";
+import { listPartnerNotifications } from "./routes/notifications/delivery-log";
 import { listNotifications } from "./routes/notifications/list";
+import { replayNotifications } from "./routes/notifications/replay";
 import { resendNotification } from "./routes/notifications/resend";
 import { cancelOrderItems } from "./routes/orders/cancel-items";
 import { changeOrder } from "./routes/orders/change";
@@ -30,9 +34,6 @@ import { createRefund } from "./routes/refunds/create";
 import { listRefunds } from "./routes/refunds/list";
 import { renderDocs } from "./routes/system/docs";
 import { health } from "./routes/system/health";
-
-/** 10 MB as the contract counts it. */
-export const MAX_BODY_BYTES = 10 * 1024 * 1024;
 
 const OPENAPI = {
   openapi: "3.1.0",
@@ -59,15 +60,7 @@ export function createApp() {
     await next();
   });
   app.use("/financing/*", requireSession);
-  app.use(
-    "*",
-    bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      onError: () => {
-        throw new ApiError("request_too_large", `request body exceeds ${MAX_BODY_BYTES} bytes`);
-      },
-    }),
-  );
+  app.use("*", limitBody);
   app.use("/authentication/*", jsonBody);
   app.use("/financing/*", jsonBody);
   app.use("/financing/*", idempotency);
@@ -88,6 +81,9 @@ export function createApp() {
   app.route("/", listRefunds);
   app.route("/", listNotifications);
   app.route("/", resendNotification);
+  app.route("/", listPartnerNotifications);
+  app.route("/", replayNotifications);
+  app.route("/", rotateSigningSecret);
   app.route("/", downloadDocument);
   app.route("/", gateway);
 
@@ -99,6 +95,8 @@ export function createApp() {
     throw ApiError.notFound("route");
   });
   app.onError((err, c) => {
+    // The customer's pages answer their failures as pages, also those raised before the gateway's router.
+    if (new URL(c.req.url).pathname.startsWith("/gateway/")) return gatewayError(err, c);
     let apiError: ApiError;
     if (err instanceof ApiError) apiError = err;
     else if (err instanceof HTTPException && err.status < 500) {

@@ -4,6 +4,7 @@
  * tests all start from these defaults and override what they must.
  */
 import { z } from "zod";
+import type { UrlPolicy } from "./domain/url-safety";
 import type { NotificationMessage } from "./notifications/message";
 import type { RateLimiter } from "./rate-limit/durable-object";
 
@@ -26,6 +27,12 @@ const ConfigSchema = z.object({
         return false;
       }
     }, "not an IANA time zone"),
+  /** Ports besides 443 that partner URLs may use where HTTPS is required, comma-separated. */
+  ALLOWED_URL_PORTS: z
+    .string()
+    .default("")
+    .refine((s) => /^(\d{1,5}(,\d{1,5})*)?$/.test(s.replace(/\s/g, "")), "a comma-separated list of ports")
+    .transform((s) => s.replace(/\s/g, "").split(",").filter(Boolean).map(Number)),
   PUBLIC_BASE_URL: z
     .union([z.literal(""), z.url()])
     .optional()
@@ -34,6 +41,10 @@ const ConfigSchema = z.object({
   RATE_LIMIT_WINDOW_SECONDS: positiveInt.default(60),
   LOGIN_MAX_FAILURES: positiveInt.default(5),
   LOGIN_FAILURE_WINDOW_SECONDS: positiveInt.default(900),
+  /** Failed logins per client address in the same window (shared offices and NAT get more room). */
+  LOGIN_MAX_FAILURES_PER_ADDRESS: positiveInt.default(20),
+  /** After a rotation, how long the previous signing secret still signs notifications beside the new one. */
+  SIGNING_SECRET_OVERLAP_SECONDS: positiveInt.default(86400),
   /** Highest financed total (minor units) the automatic decision approves, per type and currency (JSON). */
   DECISION_LIMITS: z
     .string()
@@ -76,4 +87,9 @@ export function config(env: Env): Config {
     cache.set(env, parsed);
   }
   return parsed;
+}
+
+/** Where partner URLs may lead (src/domain/url-safety.ts). */
+export function urlPolicy(cfg: Config): UrlPolicy {
+  return { requireHttps: cfg.REQUIRE_HTTPS, allowedPorts: cfg.ALLOWED_URL_PORTS };
 }

@@ -1,8 +1,10 @@
-import { SELF } from "cloudflare:test";
+import { createExecutionContext, SELF } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { MAX_BODY_BYTES } from "../src/app";
-import { BASE, call, createPartner, json, signIn } from "./support/api";
+import { createApp } from "../src/app";
+import { MAX_BODY_BYTES } from "../src/http/body-limit";
+import { BASE, call, createPartner, json, send, signIn } from "./support/api";
+import { applicationCount, applicationRequest } from "./support/factories";
 
 const LOGIN = "/authentication/v1/partner";
 afterEach(() => {
@@ -69,6 +71,62 @@ describe("the error envelope", () => {
     expect(await json(res)).toMatchObject({
       error: "invalid_request",
       errors: [{ code: "MALFORMED_JSON", severity: "ERROR" }],
+    });
+  });
+
+  it("answers 400 MALFORMED_JSON for a body that is not valid UTF-8, and creates nothing", async () => {
+    const { partner, token } = await signIn();
+    const bytes = new TextEncoder().encode(JSON.stringify(applicationRequest()));
+    const broken = new Uint8Array([...bytes.slice(0, 40), 0xc3, 0x28, ...bytes.slice(40)]);
+    const raw = await send(`${BASE}/financing/v1/applications`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+      body: broken,
+    });
+    expect(raw.status).toBe(400);
+    expect(await json(raw)).toMatchObject({
+      errors: [{ code: "MALFORMED_JSON", message: "request body is not valid UTF-8" }],
+    });
+    expect(await applicationCount(partner.id)).toBe(0);
+  });
+
+  it("answers 400 INVALID_VALUE at the attribute for a lone UTF-16 surrogate, and creates nothing", async () => {
+    const { partner, token } = await signIn();
+    const body = JSON.stringify(applicationRequest()).replace("Jana Nováková", "Jana \\ud800 Nováková");
+    const res = await call("POST", "/financing/v1/applications", { token, body });
+    expect(res.status).toBe(400);
+    expect(await json(res)).toMatchObject({
+      errors: [{ code: "INVALID_VALUE", attribute: "customer.fullName" }],
+    });
+    expect(await applicationCount(partner.id)).toBe(0);
+    // A real character outside the BMP (a surrogate pair) is just text.
+    const emoji = JSON.stringify(applicationRequest()).replace("Jana Nováková", "Jana \\ud83d\\ude00");
+    expect((await call("POST", "/financing/v1/applications", { token, body: emoji })).status).toBe(201);
+  });
+
+  it("answers 400, not 500, to a body the client cut short", async () => {
+    const { token } = await signIn();
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('{"totalPrice": {"amou'));
+        controller.error(new Error("Network connection lost."));
+      },
+    });
+    vi.spyOn(console, "error").mockImplementation(() => {});
+    const res = await createApp().request(
+      `${BASE}/financing/v1/applications/01J000000000000000000000000/refunds`,
+      {
+        method: "POST",
+        headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+        body: stream,
+        duplex: "half",
+      } as RequestInit,
+      env,
+      createExecutionContext(),
+    );
+    expect(res.status).toBe(400);
+    expect(await json(res)).toMatchObject({
+      errors: [{ code: "INVALID_REQUEST", message: "the request body could not be read to its end" }],
     });
   });
 

@@ -64,7 +64,8 @@ export function attempt(
     const plan = planner(current, { at, newId: () => newId(at) });
     if (!plan.ok) return { outcome: "refused", problems: plan.problems, current };
     const aggregate = await writePlan(db, current, plan.value, at);
-    if (plan.value.event) c.executionCtx.waitUntil(publish(c.env, [plan.value.event.id]));
+    const { event } = plan.value;
+    if (event) c.executionCtx.waitUntil(publish(c.env, [{ eventId: event.id, due: event.occurredAt }]));
     return { outcome: "written", aggregate, plan: plan.value };
   });
 }

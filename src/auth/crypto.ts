@@ -11,10 +11,14 @@ const encoder = new TextEncoder();
  */
 export const PBKDF2_ITERATIONS = 100_000;
 
-export function toBase64Url(bytes: Uint8Array): string {
+export function toBase64(bytes: Uint8Array): string {
   let binary = "";
   for (const b of bytes) binary += String.fromCharCode(b);
-  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  return btoa(binary);
+}
+
+export function toBase64Url(bytes: Uint8Array): string {
+  return toBase64(bytes).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 
 export function fromBase64Url(text: string): Uint8Array<ArrayBuffer> {
@@ -101,35 +105,74 @@ export async function verifyPassword(password: string, stored: string, pepper: s
  */
 export const DECOY_PASSWORD_HASH = `pbkdf2-sha256$${PBKDF2_ITERATIONS}$AAAAAAAAAAAAAAAAAAAAAA$${"A".repeat(43)}`;
 
-async function apiKeyCipherKey(pepper: string): Promise<CryptoKey> {
-  const base = await crypto.subtle.importKey("raw", encoder.encode(pepper), "HKDF", false, ["deriveKey"]);
-  return crypto.subtle.deriveKey(
-    { name: "HKDF", hash: "SHA-256", salt: new Uint8Array(0), info: encoder.encode("financing-api/api-key/v1") },
-    base,
-    { name: "AES-GCM", length: 256 },
-    false,
-    ["encrypt", "decrypt"],
-  );
+/**
+ * What a sealed secret is for. Each purpose has its own key (HKDF of the pepper with its own label),
+ * so a ciphertext of one purpose never opens as another.
+ */
+export type SealPurpose = "api-key" | "signing-secret" | "idempotent-response";
+
+const sealKeys = new Map<string, Promise<CryptoKey>>();
+
+function sealKey(pepper: string, purpose: SealPurpose): Promise<CryptoKey> {
+  // Bounded: one pepper per deployment, three purposes.
+  const id = `${purpose}:${pepper}`;
+  let key = sealKeys.get(id);
+  if (!key) {
+    key = crypto.subtle.importKey("raw", encoder.encode(pepper), "HKDF", false, ["deriveKey"]).then((base) =>
+      crypto.subtle.deriveKey(
+        {
+          name: "HKDF",
+          hash: "SHA-256",
+          salt: new Uint8Array(0),
+          info: encoder.encode(`financing-api/${purpose}/v1`),
+        },
+        base,
+        { name: "AES-GCM", length: 256 },
+        false,
+        ["encrypt", "decrypt"],
+      ),
+    );
+    if (sealKeys.size >= 16) sealKeys.clear();
+    sealKeys.set(id, key);
+    // A failed derivation must not stay cached.
+    key.catch(() => sealKeys.delete(id));
+  }
+  return key;
 }
 
-/** API keys must be usable in clear (they key the notification signatures), so they are encrypted, not hashed. */
-export async function encryptApiKey(apiKey: string, pepper: string): Promise<string> {
+/**
+ * AES-GCM under a key derived from the pepper (a Worker secret): for secrets the service must read
+ * back in clear (API keys and signing secrets sign notifications) and stored responses that may hold
+ * one. Never hashed, so never compared; never stored or logged in clear.
+ */
+export async function sealSecret(plain: string, pepper: string, purpose: SealPurpose): Promise<string> {
   const iv = crypto.getRandomValues(new Uint8Array(12));
   const sealed = await crypto.subtle.encrypt(
     { name: "AES-GCM", iv },
-    await apiKeyCipherKey(pepper),
-    encoder.encode(apiKey),
+    await sealKey(pepper, purpose),
+    encoder.encode(plain),
   );
   return `v1.${toBase64Url(iv)}.${toBase64Url(new Uint8Array(sealed))}`;
 }
 
-export async function decryptApiKey(ciphertext: string, pepper: string): Promise<string> {
+export async function openSecret(ciphertext: string, pepper: string, purpose: SealPurpose): Promise<string> {
   const [version, iv, sealed] = ciphertext.split(".");
-  if (version !== "v1" || !iv || !sealed) throw new Error("unknown API key ciphertext format");
+  if (version !== "v1" || !iv || !sealed) throw new Error("unknown sealed secret format");
   const plain = await crypto.subtle.decrypt(
     { name: "AES-GCM", iv: fromBase64Url(iv) },
-    await apiKeyCipherKey(pepper),
+    await sealKey(pepper, purpose),
     fromBase64Url(sealed),
   );
   return new TextDecoder().decode(plain);
+}
+
+/** A Standard Webhooks signing secret: `whsec_` and the base64 of 32 random bytes. */
+export function newSigningSecret(): string {
+  return `whsec_${toBase64(crypto.getRandomValues(new Uint8Array(32)))}`;
+}
+
+/** HMAC-SHA256 of `message` under raw key bytes, base64 (the Standard Webhooks signature). */
+export async function hmacSha256Base64(key: Uint8Array<ArrayBuffer>, message: string): Promise<string> {
+  const imported = await crypto.subtle.importKey("raw", key, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  return toBase64(new Uint8Array(await crypto.subtle.sign("HMAC", imported, encoder.encode(message))));
 }

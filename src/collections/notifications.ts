@@ -1,9 +1,14 @@
 import { eq } from "drizzle-orm";
 import { events } from "../db/schema";
-import type { Collection } from "./collection";
+import { type Collection, EQUALITY_OPERATORS } from "./collection";
+import { columnFilter, enumFilter, instantFilter, textValue } from "./filters";
+import { PageQuery } from "./query";
 
-/** Events page in the order they happened (their id). */
-export const notificationsCollection = {
+export const DELIVERY_STATUSES = ["PENDING", "DELIVERED", "FAILED"] as const;
+export const EVENT_TYPES = ["APPLICATION_STATE_CHANGED"] as const;
+
+/** One application's events, in the order they happened (their id). */
+export const applicationNotificationsCollection = {
   table: events,
   id: events.id,
   sortable: { id: events.id },
@@ -11,3 +16,35 @@ export const notificationsCollection = {
 } satisfies Collection<typeof events>;
 
 export const applicationEvents = (applicationId: string) => eq(events.applicationId, applicationId);
+
+/**
+ * The partner's delivery log across applications (CONTRACT 6): sorted by id or occurredAt, filtered by
+ * delivery status, event type, time and application. Indexes (partner_id, id), (partner_id, status, id)
+ * and (partner_id, occurred_at, id) serve them; an application's events come by (application_id, id).
+ */
+export const partnerNotificationsCollection = {
+  table: events,
+  id: events.id,
+  sortable: { id: events.id, occurredAt: events.occurredAt },
+  filterable: {
+    status: enumFilter(events.status, DELIVERY_STATUSES),
+    eventType: enumFilter(events.type, EVENT_TYPES),
+    occurredAt: instantFilter(events.occurredAt),
+    applicationId: columnFilter(events.applicationId, EQUALITY_OPERATORS, textValue(64)),
+  },
+} satisfies Collection<typeof events>;
+
+export const partnerEvents = (partnerId: string) => eq(events.partnerId, partnerId);
+
+export const NotificationsQuery = PageQuery.extend({
+  sort: PageQuery.shape.sort.openapi({
+    description: "Comma-separated attributes, `-` for descending: id (the order events happened), occurredAt.",
+    example: "-occurredAt",
+  }),
+  filter: PageQuery.shape.filter.openapi({
+    description:
+      "`<name>|<operator>|<values>` terms joined by `;` (AND). eq, in: status (PENDING, DELIVERED, FAILED), eventType, applicationId; " +
+      "lt, lteq, eq, gteq, gt, in: occurredAt (ISO 8601 with offset, to the second).",
+    example: "status|eq|FAILED;occurredAt|gteq|2026-11-01T00:00:00+01:00",
+  }),
+});

@@ -24,7 +24,7 @@ export async function writePlan(db: Database, current: Aggregate, plan: Plan, at
       .where(and(eq(applications.id, app.id), eq(applications.version, app.version))),
     db.run(sql`INSERT OR REPLACE INTO write_guard (id, ok) VALUES (1, changes())`),
   ];
-  if (plan.event) statements.push(insertEvent(db, app.id, plan.event));
+  if (plan.event) statements.push(insertEvent(db, app, plan.event));
   if (plan.lines?.replace) statements.push(db.delete(orderLines).where(eq(orderLines.applicationId, app.id)));
   if (plan.refund) statements.push(db.insert(refunds).values({ ...plan.refund, applicationId: app.id }));
   if (plan.document) statements.push(db.insert(documents).values({ ...plan.document, applicationId: app.id }));
@@ -57,8 +57,14 @@ export async function writePlan(db: Database, current: Aggregate, plan: Plan, at
   };
 }
 
-export function insertEvent(db: Database, applicationId: string, event: EventRecord) {
-  return db.insert(events).values({ ...event, applicationId });
+/** The event row of the outbox, due for delivery at once. */
+function insertEvent(db: Database, application: { id: string; partnerId: string }, event: EventRecord) {
+  return db.insert(events).values({
+    ...event,
+    applicationId: application.id,
+    partnerId: application.partnerId,
+    nextAttemptAt: event.occurredAt,
+  });
 }
 
 function updateLine(db: Database, line: Line, at: number) {
@@ -136,7 +142,7 @@ export async function insertApplication(
         db,
         lines.map((l) => lineRow(application.id, l, application.createdAt)),
       ),
-      insertEvent(db, application.id, event),
+      insertEvent(db, application, event),
     ]);
     return "created";
   } catch (error) {

@@ -1,7 +1,11 @@
-/** The outbox of application events and their delivery attempts. */
-import { and, asc, eq, inArray } from "drizzle-orm";
+/**
+ * The outbox of application events: what is due for delivery, the attempts, and the partner's view.
+ * An event is PENDING until delivered (DELIVERED) or given up (FAILED); while PENDING its
+ * `nextAttemptAt` says when it is due, which is what the queue's wake-ups and the sweep act on.
+ */
+import { and, asc, eq, gte, inArray, lt, sql } from "drizzle-orm";
 import type { Database } from "./client";
-import { type EventRow, events, notificationAttempts } from "./schema";
+import { applications, type EventRow, events, notificationAttempts, partners } from "./schema";
 
 export type AttemptRow = typeof notificationAttempts.$inferSelect;
 
@@ -15,7 +19,116 @@ export async function attemptsOf(db: Database, eventIds: readonly string[]): Pro
     .orderBy(asc(notificationAttempts.id));
 }
 
-/** Marks the application's event PENDING again, to be enqueued now; null when there is no such event. */
+/** An event with where it goes and the partner's secrets (sealed) that sign it. */
+export async function deliveryOf(db: Database, eventId: string) {
+  const row = await db
+    .select({
+      event: events,
+      merchantUrls: applications.merchantUrls,
+      apiKeyCiphertext: partners.apiKeyCiphertext,
+      signingSecretCiphertext: partners.signingSecretCiphertext,
+      previousSigningSecretCiphertext: partners.previousSigningSecretCiphertext,
+      previousSigningSecretExpiresAt: partners.previousSigningSecretExpiresAt,
+    })
+    .from(events)
+    .innerJoin(applications, eq(applications.id, events.applicationId))
+    .innerJoin(partners, eq(partners.id, applications.partnerId))
+    .where(eq(events.id, eventId))
+    .get();
+  return row ?? null;
+}
+
+export type Delivery = NonNullable<Awaited<ReturnType<typeof deliveryOf>>>;
+
+/**
+ * Holds the event for one attempt until `holdUntil`, if it is still PENDING, due at `due` and held by
+ * no other delivery: a second message for the same event can then not POST it a second time.
+ */
+export async function claimDelivery(
+  db: Database,
+  eventId: string,
+  due: number,
+  at: number,
+  holdUntil: number,
+): Promise<boolean> {
+  const claimed = await db
+    .update(events)
+    .set({ deliveringUntil: holdUntil })
+    .where(
+      and(
+        eq(events.id, eventId),
+        eq(events.status, "PENDING"),
+        eq(events.nextAttemptAt, due),
+        sql`(${events.deliveringUntil} IS NULL OR ${events.deliveringUntil} <= ${at})`,
+      ),
+    )
+    .returning({ id: events.id });
+  return claimed.length > 0;
+}
+
+export type AfterAttempt =
+  | { status: "DELIVERED"; deliveredAt: number }
+  | { status: "FAILED"; failureReason: string; failedAttempts: number }
+  | { status: "PENDING"; nextAttemptAt: number; failedAttempts: number };
+
+/** Records an attempt and what follows it, in one batch; the event's hold ends. */
+export async function recordAttempt(
+  db: Database,
+  attempt: Omit<AttemptRow, "error"> & { error: string | null },
+  after: AfterAttempt,
+): Promise<void> {
+  await db.batch([
+    db.insert(notificationAttempts).values(attempt),
+    db
+      .update(events)
+      .set({
+        ...after,
+        deliveringUntil: null,
+        ...(after.status === "PENDING" ? {} : { nextAttemptAt: null }),
+      })
+      .where(eq(events.id, attempt.eventId)),
+  ]);
+}
+
+/** The dead-letter queue's last word: an event the consumer could not process is FAILED (unless delivered meanwhile). */
+export async function failEvent(db: Database, eventId: string, failureReason: string): Promise<void> {
+  await db
+    .update(events)
+    .set({ status: "FAILED", failureReason, nextAttemptAt: null, deliveringUntil: null })
+    .where(and(eq(events.id, eventId), eq(events.status, "PENDING")));
+}
+
+/**
+ * The sweep's claim: up to `limit` PENDING events due before `overdueBefore` and not being delivered,
+ * made due again at `due`, so that their lost or late wake-ups are dropped as stale and a second sweep
+ * does not take them again before these messages had time to arrive.
+ */
+export async function claimOverdue(db: Database, overdueBefore: number, due: number, limit: number): Promise<string[]> {
+  const claimed = await db
+    .update(events)
+    .set({ nextAttemptAt: due })
+    .where(
+      inArray(
+        events.id,
+        db
+          .select({ id: events.id })
+          .from(events)
+          .where(
+            and(
+              eq(events.status, "PENDING"),
+              lt(events.nextAttemptAt, overdueBefore),
+              sql`(${events.deliveringUntil} IS NULL OR ${events.deliveringUntil} <= ${due})`,
+            ),
+          )
+          .orderBy(asc(events.nextAttemptAt))
+          .limit(limit),
+      ),
+    )
+    .returning({ id: events.id });
+  return claimed.map((e) => e.id);
+}
+
+/** Puts one event of the application back in delivery, due at `at`, with a new schedule; null when there is none. */
 export async function requeueEvent(
   db: Database,
   applicationId: string,
@@ -24,8 +137,67 @@ export async function requeueEvent(
 ): Promise<EventRow | null> {
   const [event] = await db
     .update(events)
-    .set({ status: "PENDING", enqueuedAt: at })
+    .set(again(at))
     .where(and(eq(events.id, eventId), eq(events.applicationId, applicationId)))
     .returning();
   return event ?? null;
 }
+
+export interface ReplaySelection {
+  partnerId: string;
+  status: "PENDING" | "DELIVERED" | "FAILED";
+  /** Occurred at or after (Unix ms). */
+  from: number;
+  /** Occurred before (Unix ms). */
+  to: number;
+  applicationId?: string | undefined;
+}
+
+/** The partner's events matching `selection` that are not being delivered at `at`. */
+function selected(selection: ReplaySelection, at: number) {
+  return and(
+    eq(events.partnerId, selection.partnerId),
+    eq(events.status, selection.status),
+    gte(events.occurredAt, selection.from),
+    lt(events.occurredAt, selection.to),
+    selection.applicationId === undefined ? undefined : eq(events.applicationId, selection.applicationId),
+    // One in delivery right now keeps its delivery: replaying it would POST it twice.
+    sql`(${events.deliveringUntil} IS NULL OR ${events.deliveringUntil} <= ${at})`,
+  );
+}
+
+/** Puts the partner's events matching `selection` back in delivery, due at `at`, oldest first, at most `limit`. */
+export async function replayEvents(
+  db: Database,
+  selection: ReplaySelection,
+  at: number,
+  limit: number,
+): Promise<string[]> {
+  const replayed = await db
+    .update(events)
+    .set(again(at))
+    .where(
+      inArray(
+        events.id,
+        db.select({ id: events.id }).from(events).where(selected(selection, at)).orderBy(asc(events.id)).limit(limit),
+      ),
+    )
+    .returning({ id: events.id });
+  return replayed.map((e) => e.id);
+}
+
+/** Whether any event still matches `selection` (after a replay that hit its limit). */
+export async function anyEventMatching(db: Database, selection: ReplaySelection, at: number): Promise<boolean> {
+  const row = await db.select({ id: events.id }).from(events).where(selected(selection, at)).limit(1).get();
+  return row !== undefined;
+}
+
+/** A new delivery of an event: PENDING, due now, with the whole schedule ahead of it. */
+const again = (at: number) => ({
+  status: "PENDING",
+  nextAttemptAt: at,
+  failedAttempts: 0,
+  failureReason: null,
+  deliveringUntil: null,
+  deliveredAt: null,
+});

@@ -1,5 +1,5 @@
 /** Partners and their access tokens (only the SHA-256 of a token is stored). */
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import type { Database } from "./client";
 import { accessTokens, partners } from "./schema";
 
@@ -21,4 +21,26 @@ export async function recordAccessToken(
 
 export async function revokeAccessToken(db: Database, tokenHash: string, at: number): Promise<void> {
   await db.update(accessTokens).set({ revokedAt: at }).where(eq(accessTokens.tokenHash, tokenHash));
+}
+
+/**
+ * A new signing secret (sealed) for the partner. With `previousUntil` the one it replaces keeps
+ * signing until then (an overlap in which receivers switch); without, it stops at once (a revocation).
+ */
+export async function replaceSigningSecret(
+  db: Database,
+  where: { partnerId: string } | { username: string },
+  sealed: string,
+  previousUntil: number | null,
+): Promise<boolean> {
+  const changed = await db
+    .update(partners)
+    .set({
+      previousSigningSecretCiphertext: previousUntil === null ? null : sql`${partners.signingSecretCiphertext}`,
+      previousSigningSecretExpiresAt: previousUntil,
+      signingSecretCiphertext: sealed,
+    })
+    .where("partnerId" in where ? eq(partners.id, where.partnerId) : eq(partners.username, where.username))
+    .returning({ id: partners.id });
+  return changed.length > 0;
 }

@@ -36,6 +36,11 @@ export const partners = sqliteTable("partners", {
   passwordHash: text("password_hash").notNull(),
   /** AES-GCM ciphertext of the API key (needed in clear to sign notifications), key derived from the pepper. */
   apiKeyCiphertext: text("api_key_ciphertext").notNull(),
+  /** AES-GCM ciphertext of the `whsec_` Standard Webhooks signing secret; null until one is created. */
+  signingSecretCiphertext: text("signing_secret_ciphertext"),
+  /** The secret before the last rotation, which still signs until `previousSigningSecretExpiresAt`. */
+  previousSigningSecretCiphertext: text("previous_signing_secret_ciphertext"),
+  previousSigningSecretExpiresAt: integer("previous_signing_secret_expires_at"),
   createdAt: createdAt(),
 });
 
@@ -195,19 +200,33 @@ export const events = sqliteTable(
     applicationId: text("application_id")
       .notNull()
       .references(() => applications.id),
+    /** The application's partner, kept here so that the partner's events list pages on one index. */
+    partnerId: text("partner_id").notNull(),
+    type: text("type").notNull().default("APPLICATION_STATE_CHANGED"),
     sequence: integer("sequence").notNull(),
     state: text("state").notNull(),
     stateReason: text("state_reason").notNull(),
     occurredAt: integer("occurred_at").notNull(),
-    /** PENDING (not yet delivered), DELIVERED, FAILED (dead-lettered). */
+    /** PENDING (not yet delivered), DELIVERED, FAILED (no 2xx within the schedule, 410 Gone, unsafe endpoint). */
     status: text("status").notNull().default("PENDING"),
-    enqueuedAt: integer("enqueued_at"),
+    /** When the next attempt is due while PENDING; the sweep re-enqueues events overdue past it. */
+    nextAttemptAt: integer("next_attempt_at"),
+    /** Failed attempts so far: the position in the retry schedule. */
+    failedAttempts: integer("failed_attempts").notNull().default(0),
+    /** A delivery in progress holds the event until then: no second POST of it meanwhile. */
+    deliveringUntil: integer("delivering_until"),
     deliveredAt: integer("delivered_at"),
+    /** Why the event is FAILED, for the partner. */
+    failureReason: text("failure_reason"),
   },
   (t) => [
     uniqueIndex("events_application_sequence_idx").on(t.applicationId, t.sequence),
     index("events_application_id_idx").on(t.applicationId, t.id),
-    index("events_status_idx").on(t.status, t.enqueuedAt),
+    index("events_due_idx").on(t.status, t.nextAttemptAt),
+    // The partner's events list (CONTRACT 6): keyset paging by id, sorted or filtered by these.
+    index("events_partner_id_idx").on(t.partnerId, t.id),
+    index("events_partner_status_idx").on(t.partnerId, t.status, t.id),
+    index("events_partner_occurred_idx").on(t.partnerId, t.occurredAt, t.id),
   ],
 );
 
@@ -237,6 +256,8 @@ export const idempotencyKeys = sqliteTable(
     requestHash: text("request_hash").notNull(),
     /** NULL while the first request is still running. */
     responseStatus: integer("response_status"),
+    /** While running, the claim holds until then; a claim whose request died (a crash) is taken over after it. */
+    leaseUntil: integer("lease_until"),
     responseBody: text("response_body"),
     responseHeaders: text("response_headers", { mode: "json" }),
     createdAt: createdAt(),

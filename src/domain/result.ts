@@ -15,7 +15,9 @@ export type InvalidCode =
   | "UNIT_PRICE_MISMATCH"
   | "VAT_MISMATCH"
   | "NEGATIVE_AMOUNT"
-  | "NON_POSITIVE_TOTAL";
+  | "NON_POSITIVE_TOTAL"
+  /** A login with a wrong user name or password (the envelope's `error` is `invalid_grant`). */
+  | "INVALID_CREDENTIALS";
 
 /** Codes of a well-formed request that the business rules refuse (CONTRACT 5; the HTTP layer answers 422). */
 export type RefusalCode =

@@ -1,5 +1,6 @@
 import type { Aggregate } from "../db/applications";
 import type { ApplicationState } from "../domain/application-state";
+import { type UrlPolicy, unsafeUrlReason } from "../domain/url-safety";
 
 export type Outcome = "approved" | "rejected" | "cancelled";
 
@@ -21,11 +22,14 @@ export function outcomeOf(state: ApplicationState): Outcome | undefined {
  * Where the customer goes back to the shop: `approvedRedirect` when approved, `rejectedRedirect`
  * otherwise (cancelled included, CONTRACT 6), with `applicationId` added to the partner's own query.
  * The existing query is kept byte for byte (not re-encoded through URLSearchParams), so a partner's
- * signed or oddly encoded parameters survive.
+ * signed or oddly encoded parameters survive. Undefined when the URL is not one the service may send
+ * a customer to (checked again at every redirect, as at create): no open redirect into a network.
  */
-export function outcomeRedirect(application: Aggregate["application"]): string {
+export function outcomeRedirect(application: Aggregate["application"], policy: UrlPolicy): string | undefined {
   const urls = application.merchantUrls;
-  const url = new URL(application.state === "READY" ? urls.approvedRedirect : urls.rejectedRedirect);
+  const target = application.state === "READY" ? urls.approvedRedirect : urls.rejectedRedirect;
+  if (unsafeUrlReason(target, policy)) return undefined;
+  const url = new URL(target);
   const parameter = `applicationId=${encodeURIComponent(application.id)}`;
   url.search = url.search.length > 1 ? `${url.search}&${parameter}` : `?${parameter}`;
   return url.toString();

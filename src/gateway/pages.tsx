@@ -174,7 +174,7 @@ const OUTCOMES: Record<Outcome, { heading: string; message: (order: string, merc
 };
 
 /** Shown when the application was already decided or cancelled: opening the link again is harmless. */
-export function OutcomePage(props: { outcome: Outcome; merchantName: string; orderNumber: string; backUrl: string }) {
+export function OutcomePage(props: { outcome: Outcome; merchantName: string; orderNumber: string; backUrl?: string }) {
   const { heading, message } = OUTCOMES[props.outcome];
   return (
     <Layout title={`${heading} · ${props.merchantName}`}>
@@ -183,9 +183,11 @@ export function OutcomePage(props: { outcome: Outcome; merchantName: string; ord
         <h1>{heading}</h1>
         <p>{message(props.orderNumber, props.merchantName)}</p>
       </div>
-      <a class="button primary" href={props.backUrl}>
-        Return to {props.merchantName}
-      </a>
+      {props.backUrl ? (
+        <a class="button primary" href={props.backUrl}>
+          Return to {props.merchantName}
+        </a>
+      ) : null}
     </Layout>
   );
 }

@@ -1,15 +1,27 @@
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { today } from "../clock";
-import { config } from "../config";
-import { loadAggregate } from "../db/applications";
+import { config, urlPolicy } from "../config";
+import { type Aggregate, loadAggregate } from "../db/applications";
 import { database } from "../db/client";
 import { instalments } from "../domain/financing-terms";
 import type { HonoEnv } from "../env";
 import { errorPage } from "./errors";
 import { formatMoney } from "./format";
-import { GATEWAY_PATH, gatewayOwner } from "./load";
+import { GATEWAY_PATH, type GatewayOwner, gatewayOwner } from "./load";
 import { outcomeOf, outcomeRedirect } from "./outcome";
 import { ApplicationPage, OutcomePage } from "./pages";
+
+/** The outcome, with a way back to the shop where the partner's URL is one we may send a customer to. */
+export function outcomePage(c: Context<HonoEnv>, owner: GatewayOwner, app: Aggregate["application"]) {
+  return c.html(
+    <OutcomePage
+      outcome={outcomeOf(app.state)!}
+      merchantName={owner.merchantName}
+      orderNumber={app.orderDetails.number}
+      backUrl={outcomeRedirect(app, urlPolicy(config(c.env)))}
+    />,
+  );
+}
 
 /** GET: the offer while the application waits for the customer, its outcome afterwards. */
 export const showGateway = new Hono<HonoEnv>().get(GATEWAY_PATH, async (c) => {
@@ -21,17 +33,7 @@ export const showGateway = new Hono<HonoEnv>().get(GATEWAY_PATH, async (c) => {
   const { application: app, lines } = aggregate;
   const { number: orderNumber } = app.orderDetails;
 
-  const outcome = outcomeOf(app.state);
-  if (outcome) {
-    return c.html(
-      <OutcomePage
-        outcome={outcome}
-        merchantName={owner.merchantName}
-        orderNumber={orderNumber}
-        backUrl={outcomeRedirect(app)}
-      />,
-    );
-  }
+  if (outcomeOf(app.state)) return outcomePage(c, owner, app);
 
   // The terms are computed, not stored: they are what confirming today would mean.
   const date = today(config(c.env).SERVICE_TIMEZONE);

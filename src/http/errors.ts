@@ -51,6 +51,7 @@ const PROBLEM_KINDS: Record<ProblemCode, "invalid_request" | "conflict" | "unpro
   VAT_MISMATCH: "invalid_request",
   NEGATIVE_AMOUNT: "invalid_request",
   NON_POSITIVE_TOTAL: "invalid_request",
+  INVALID_CREDENTIALS: "invalid_request",
   CONCURRENT_MODIFICATION: "conflict",
   IDEMPOTENCY_KEY_IN_USE: "conflict",
   APPLICATION_NOT_READY: "unprocessable",

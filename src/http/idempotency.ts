@@ -1,28 +1,36 @@
-import { and, eq, lte, sql } from "drizzle-orm";
 import { createMiddleware } from "hono/factory";
-import { sha256Hex } from "../auth/crypto";
+import { openSecret, sealSecret, sha256Hex } from "../auth/crypto";
 import { session } from "../auth/require-session";
 import { now } from "../clock";
+import { config } from "../config";
 import { database } from "../db/client";
-import { idempotencyKeys } from "../db/schema";
+import { claimKey, forgetKeysBefore, keyRow, releaseKey, storeAnswer } from "../db/idempotency-keys";
 import type { HonoEnv } from "../env";
 import { ApiError, detail } from "./errors";
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
-/** How long a retry waits for the first request with its key to finish before giving up. */
+/**
+ * How long a claim holds while its request runs. A request takes well under a second; a claim still
+ * unanswered after this belonged to a request whose runtime died, and the next request with the same
+ * key and body takes it over.
+ */
+export const IDEMPOTENCY_LEASE_MS = 60_000;
+/** How long a retry waits for the first request with its key to finish before answering 409. */
 const IN_FLIGHT_WAIT_MS = 10_000;
 const POLL_MS = 100;
 /** Headers of the first response that a replay repeats. */
-const REPLAYED_HEADERS = ["content-type", "location"];
+const REPLAYED_HEADERS = ["content-type", "location", "cache-control"];
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * `Idempotency-Key` on POST and PUT (CONTRACT 1): the first request with a key claims it (a row per
- * partner and key), runs, and stores its answer; the same key with the same method, path and body
- * within 24 hours answers that stored response again without doing the work twice; with another
- * body it is refused with 422 IDEMPOTENCY_KEY_REUSED. A 5xx is not stored, so the client can retry.
- * Without the header a request costs nothing extra here.
+ * partner and key, with a lease), runs, and stores its answer; the same key with the same method, path
+ * and body within 24 hours answers that stored response again without doing the work twice; with
+ * another body it is refused with 422 IDEMPOTENCY_KEY_REUSED; while the first runs it waits up to 10 s,
+ * then answers 409 with Retry-After. A 5xx is not stored, so the client can retry. Stored answers are
+ * encrypted: they may hold a secret shown once (a signing secret) or a gateway URL, whose token lets
+ * anyone decide the application. Without the header a request costs nothing extra here.
  */
 export const idempotency = createMiddleware<HonoEnv>(async (c, next) => {
   const key = c.req.header("Idempotency-Key");
@@ -33,27 +41,18 @@ export const idempotency = createMiddleware<HonoEnv>(async (c, next) => {
     ]);
   }
   const { partnerId } = session(c);
+  const pepper = config(c.env).AUTH_PEPPER;
   const target = `${c.req.method} ${new URL(c.req.url).pathname}`;
   const body = await (c.req.bodyCache as Record<string, Promise<string>>).text;
   const requestHash = await sha256Hex(`${target}\n${body}`);
   const db = database(c.env);
-  const where = and(eq(idempotencyKeys.partnerId, partnerId), eq(idempotencyKeys.key, key));
 
   for (let waited = 0; ; waited += POLL_MS) {
     const at = now();
-    // Claim the key, taking over a row whose 24 hours have passed.
-    const claimed = await db
-      .insert(idempotencyKeys)
-      .values({ partnerId, key, target, requestHash, createdAt: at })
-      .onConflictDoUpdate({
-        target: [idempotencyKeys.partnerId, idempotencyKeys.key],
-        set: { target, requestHash, createdAt: at, responseStatus: null, responseBody: null, responseHeaders: null },
-        setWhere: lte(idempotencyKeys.createdAt, at - IDEMPOTENCY_TTL_MS),
-      })
-      .returning({ key: idempotencyKeys.key });
-    if (claimed.length > 0) break;
+    const claim = { partnerId, key, target, requestHash, at, leaseUntil: at + IDEMPOTENCY_LEASE_MS };
+    if (await claimKey(db, claim, IDEMPOTENCY_TTL_MS)) break;
 
-    const first = await db.select().from(idempotencyKeys).where(where).get();
+    const first = await keyRow(db, partnerId, key);
     // Gone: the first request failed with a 5xx and released the key; claim it in the next round.
     if (!first) continue;
     if (first.requestHash !== requestHash) {
@@ -68,33 +67,40 @@ export const idempotency = createMiddleware<HonoEnv>(async (c, next) => {
     if (first.responseStatus !== null) {
       const headers = new Headers(first.responseHeaders as Record<string, string>);
       headers.set("Idempotent-Replayed", "true");
-      return c.body(first.responseBody ?? "", first.responseStatus as 200, Object.fromEntries(headers));
+      const stored = first.responseBody ?? "";
+      // Answers stored before they were sealed (within a day of the upgrade) are JSON, never "v1.…".
+      const replayed = stored.startsWith("v1.") ? await openSecret(stored, pepper, "idempotent-response") : stored;
+      return c.body(replayed, first.responseStatus as 200, Object.fromEntries(headers));
     }
     if (waited >= IN_FLIGHT_WAIT_MS) {
-      throw new ApiError("conflict", "a request with this Idempotency-Key is still being processed", [
-        detail("IDEMPOTENCY_KEY_IN_USE", "retry when the first request has finished", "Idempotency-Key"),
-      ]);
+      const retryAfter = Math.max(1, Math.ceil(((first.leaseUntil ?? at) - at) / 1000));
+      throw new ApiError(
+        "conflict",
+        "a request with this Idempotency-Key is still being processed",
+        [detail("IDEMPOTENCY_KEY_IN_USE", "retry when the first request has finished", "Idempotency-Key")],
+        { "Retry-After": String(retryAfter) },
+      );
     }
     await sleep(POLL_MS);
   }
 
   await next();
   if (c.res.status >= 500) {
-    await db.delete(idempotencyKeys).where(where);
+    await releaseKey(db, partnerId, key);
     return;
   }
   const headers = Object.fromEntries(
     REPLAYED_HEADERS.flatMap((h) => (c.res.headers.has(h) ? [[h, c.res.headers.get(h)!]] : [])),
   );
-  await db
-    .update(idempotencyKeys)
-    .set({ responseStatus: c.res.status, responseBody: await c.res.clone().text(), responseHeaders: headers })
-    .where(where);
+  const answer = await c.res.clone().text();
+  await storeAnswer(db, partnerId, key, {
+    status: c.res.status,
+    body: await sealSecret(answer, pepper, "idempotent-response"),
+    headers,
+  });
 });
 
 /** Scheduled clean-up of keys older than 24 hours. */
 export async function forgetExpiredKeys(env: HonoEnv["Bindings"]): Promise<void> {
-  await database(env)
-    .delete(idempotencyKeys)
-    .where(sql`${idempotencyKeys.createdAt} <= ${now() - IDEMPOTENCY_TTL_MS}`);
+  await forgetKeysBefore(database(env), now() - IDEMPOTENCY_TTL_MS);
 }

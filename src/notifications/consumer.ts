@@ -1,29 +1,34 @@
 /**
- * Delivers application events to the partner's notificationEndpoint (CONTRACT 6). The queue carries
- * only event ids; the event, its endpoint and the partner's API key are read from D1 at delivery, so
- * a message is small, and a redelivered message for an event already delivered sends nothing.
+ * Delivers application events to the partner's notificationEndpoint (CONTRACT 6). A queue message is a
+ * wake-up for one event; the event row in D1 says whether and when it is due, so a late, repeated or
+ * overtaken message never POSTs twice. Every attempt is recorded with what a partner can act on.
  */
-import { and, eq, ne } from "drizzle-orm";
-import { decryptApiKey } from "../auth/crypto";
+import { openSecret } from "../auth/crypto";
 import { formatDateTime, now } from "../clock";
-import type { Env } from "../config";
-import { config } from "../config";
+import { config, type Env, urlPolicy } from "../config";
 import { database } from "../db/client";
-import { applications, events, notificationAttempts, partners } from "../db/schema";
-import { retryDelaySeconds } from "../domain/notification-schedule";
+import { type AfterAttempt, claimDelivery, type Delivery, deliveryOf, failEvent, recordAttempt } from "../db/events";
+import { MAX_HOP_SECONDS, retryAfterSeconds, retryDelaySeconds } from "../domain/notification-schedule";
+import { unsafeUrlReason } from "../domain/url-safety";
 import { newId } from "../ids";
+import { DELIVERY_TIMEOUT_MS, statusFailure, thrownFailure } from "./failures";
 import type { NotificationMessage } from "./message";
-import { signNotification } from "./signing";
+import { signatureHeaders } from "./signing";
 
-export const DELIVERY_TIMEOUT_MS = 10_000;
 export const DEAD_LETTER_QUEUE = "financing-notifications-dlq";
+/** How long one attempt holds its event: the timeout and time to record the outcome. */
+const HOLD_MS = DELIVERY_TIMEOUT_MS + 20_000;
+/** A wake-up this much early (a receiver's Retry-After longer than one queue hop) waits on instead. */
+const EARLY_MS = 1000;
 
 function isNotificationMessage(body: unknown): body is NotificationMessage {
+  const message = body as NotificationMessage;
   return (
     typeof body === "object" &&
     body !== null &&
-    typeof (body as NotificationMessage).eventId === "string" &&
-    /^[0-9A-Z]{26}$/.test((body as NotificationMessage).eventId)
+    typeof message.eventId === "string" &&
+    /^[0-9A-Z]{26}$/.test(message.eventId) &&
+    (message.due === undefined || Number.isSafeInteger(message.due))
   );
 }
 
@@ -31,24 +36,10 @@ function log(level: "info" | "warn", message: string, fields: Record<string, unk
   console[level === "warn" ? "warn" : "log"](JSON.stringify({ level, message, ...fields }));
 }
 
-async function loadDelivery(env: Env, eventId: string) {
-  const db = database(env);
-  return db
-    .select({
-      event: events,
-      merchantUrls: applications.merchantUrls,
-      apiKeyCiphertext: partners.apiKeyCiphertext,
-    })
-    .from(events)
-    .innerJoin(applications, eq(applications.id, events.applicationId))
-    .innerJoin(partners, eq(partners.id, applications.partnerId))
-    .where(eq(events.id, eventId))
-    .get();
-}
-
-/** One POST to the partner; never throws: the outcome is an HTTP status or an error text. */
+/** One POST to the partner; never throws: the outcome is an HTTP status (and the start of its body) or an error. */
 async function post(endpoint: string, headers: Record<string, string>, body: string) {
   const started = performance.now();
+  const durationMs = () => Math.round(performance.now() - started);
   try {
     const res = await fetch(endpoint, {
       method: "POST",
@@ -58,16 +49,73 @@ async function post(endpoint: string, headers: Record<string, string>, body: str
       redirect: "manual",
       signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
     });
-    await res.body?.cancel();
-    return { httpStatus: res.status, error: null, durationMs: Math.round(performance.now() - started) };
-  } catch (error) {
-    const timedOut = error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
+    const delivered = res.status >= 200 && res.status < 300;
+    const text = delivered ? "" : await firstCharacters(res);
+    if (delivered) await res.body?.cancel();
     return {
-      httpStatus: null,
-      error: timedOut ? `no answer within ${DELIVERY_TIMEOUT_MS / 1000} s` : String((error as Error)?.message ?? error),
-      durationMs: Math.round(performance.now() - started),
+      httpStatus: res.status,
+      error: delivered ? null : statusFailure(res.status, text),
+      retryAfter: res.headers.get("Retry-After"),
+      durationMs: durationMs(),
+    };
+  } catch (error) {
+    return { httpStatus: null, error: thrownFailure(error), retryAfter: null, durationMs: durationMs() };
+  }
+}
+
+/** The first characters of an answer's body (what a partner needs to see), without reading all of it. */
+async function firstCharacters(res: Response): Promise<string> {
+  if (!res.body) return "";
+  const reader = res.body.getReader();
+  try {
+    const { value } = await reader.read();
+    return value ? new TextDecoder().decode(value.slice(0, 800)) : "";
+  } catch {
+    return "";
+  } finally {
+    void reader.cancel().catch(() => {});
+  }
+}
+
+/** The partner's secrets in clear: the API key (legacy signature) and the signing secrets in force. */
+async function secretsOf(delivery: Delivery, pepper: string, at: number) {
+  const signingSecrets = [delivery.signingSecretCiphertext];
+  if ((delivery.previousSigningSecretExpiresAt ?? 0) > at)
+    signingSecrets.push(delivery.previousSigningSecretCiphertext);
+  return {
+    apiKey: await openSecret(delivery.apiKeyCiphertext, pepper, "api-key"),
+    signingSecrets: await Promise.all(
+      signingSecrets.filter((s): s is string => s !== null).map((s) => openSecret(s, pepper, "signing-secret")),
+    ),
+  };
+}
+
+/** What follows a failed attempt: the next one when the schedule allows, or failure for good. */
+function afterFailure(
+  failedAttempts: number,
+  outcome: { httpStatus: number | null; error: string | null; retryAfter: string | null },
+  at: number,
+): AfterAttempt {
+  if (outcome.httpStatus === 410) {
+    return {
+      status: "FAILED",
+      failedAttempts,
+      failureReason: "HTTP 410 Gone: the endpoint asked for no more deliveries",
     };
   }
+  const scheduled = retryDelaySeconds(failedAttempts);
+  if (scheduled === null) {
+    return {
+      status: "FAILED",
+      failedAttempts,
+      failureReason: `no 2xx answer in ${failedAttempts} attempts over 72 hours; last: ${outcome.error}`,
+    };
+  }
+  // A receiver that is busy or down for maintenance says when to come back: never sooner.
+  const asked =
+    outcome.httpStatus === 429 || outcome.httpStatus === 503 ? retryAfterSeconds(outcome.retryAfter, at) : undefined;
+  const delay = Math.max(scheduled, asked ?? 0);
+  return { status: "PENDING", failedAttempts, nextAttemptAt: at + delay * 1000 };
 }
 
 async function deliver(message: Message<unknown>, env: Env): Promise<void> {
@@ -77,65 +125,94 @@ async function deliver(message: Message<unknown>, env: Env): Promise<void> {
     return message.ack();
   }
   const { eventId } = message.body;
-  const delivery = await loadDelivery(env, eventId);
+  const db = database(env);
+  const delivery = await deliveryOf(db, eventId);
   if (!delivery) {
     log("warn", "notification for an unknown event dropped", { eventId });
     return message.ack();
   }
-  if (delivery.event.status === "DELIVERED") return message.ack();
-
   const { event } = delivery;
+  const due = event.nextAttemptAt;
+  // Delivered, failed, or a wake-up overtaken by a newer one: nothing to do.
+  if (event.status !== "PENDING" || due === null || (message.body.due !== undefined && message.body.due !== due)) {
+    return message.ack();
+  }
+  const at = now();
+  if (due - at > EARLY_MS) {
+    // The receiver asked for a longer wait than one queue hop: wake up again, closer to the time.
+    await publishLater(env, { eventId, due }, due - at);
+    return message.ack();
+  }
+  if (!(await claimDelivery(db, eventId, due, at, at + HOLD_MS))) return message.ack();
+
   const cfg = config(env);
+  const endpoint = delivery.merchantUrls.notificationEndpoint;
+  const attempt = { id: newId(at), eventId, attemptedAt: at };
+  const unsafe = unsafeUrlReason(endpoint, urlPolicy(cfg));
+  if (unsafe) {
+    // Checked again before every POST: the rule may have tightened since the URL was accepted.
+    const reason = `not sent: the notificationEndpoint ${unsafe}`;
+    await recordAttempt(
+      db,
+      { ...attempt, httpStatus: null, error: reason, durationMs: 0 },
+      { status: "FAILED", failedAttempts: event.failedAttempts, failureReason: reason },
+    );
+    log("warn", "notification refused: unsafe endpoint", { eventId, reason: unsafe });
+    return message.ack();
+  }
+
   const body = JSON.stringify({
     id: event.applicationId,
     state: event.state,
     stateReason: event.stateReason,
     eventId: event.id,
-    eventType: "APPLICATION_STATE_CHANGED",
+    eventType: event.type,
     sequence: event.sequence,
     occurredAt: formatDateTime(event.occurredAt, cfg.SERVICE_TIMEZONE),
   });
-  const timestamp = Math.floor(now() / 1000);
-  const apiKey = await decryptApiKey(delivery.apiKeyCiphertext, cfg.AUTH_PEPPER);
-  const endpoint = (delivery.merchantUrls as { notificationEndpoint: string }).notificationEndpoint;
-  const attemptedAt = now();
+  const signatures = await signatureHeaders(
+    { id: event.id, timestamp: Math.floor(at / 1000), body },
+    await secretsOf(delivery, cfg.AUTH_PEPPER, at),
+  );
   const outcome = await post(
     endpoint,
-    {
-      "Content-Type": "application/json",
-      "User-Agent": "financing-partner-api/1 (notifications)",
-      "X-Notification-Id": event.id,
-      "X-Notification-Timestamp": String(timestamp),
-      "X-Notification-Signature": await signNotification(apiKey, timestamp, body),
-    },
+    { "Content-Type": "application/json", "User-Agent": "financing-partner-api/1 (notifications)", ...signatures },
     body,
   );
+  const finished = now();
   const delivered = outcome.httpStatus !== null && outcome.httpStatus >= 200 && outcome.httpStatus < 300;
-
-  const db = database(env);
-  await db.batch([
-    db.insert(notificationAttempts).values({ id: newId(attemptedAt), eventId, attemptedAt, ...outcome }),
-    ...(delivered
-      ? [db.update(events).set({ status: "DELIVERED", deliveredAt: now() }).where(eq(events.id, eventId))]
-      : []),
-  ]);
-  if (delivered) return message.ack();
-
-  // After the 9th failed attempt the schedule is spent; retry() then hands the message to the
-  // dead-letter queue (max_retries = 8 in wrangler.toml), whose consumer marks the event failed.
-  const delaySeconds = retryDelaySeconds(message.attempts) ?? 0;
-  log("warn", "notification not delivered", { eventId, attempt: message.attempts, ...outcome, delaySeconds });
-  message.retry({ delaySeconds });
+  const after: AfterAttempt = delivered
+    ? { status: "DELIVERED", deliveredAt: finished }
+    : afterFailure(event.failedAttempts + 1, outcome, finished);
+  const { retryAfter: _, ...recorded } = outcome;
+  await recordAttempt(db, { ...attempt, ...recorded }, after);
+  if (after.status === "PENDING") {
+    log("warn", "notification not delivered", { eventId, attempt: after.failedAttempts, error: outcome.error });
+    await publishLater(env, { eventId, due: after.nextAttemptAt }, after.nextAttemptAt - finished);
+  } else if (after.status === "FAILED") {
+    log("warn", "notification failed for good", { eventId, reason: after.failureReason });
+  }
+  message.ack();
 }
 
-/** Dead-letter consumer: the schedule is exhausted, so the event is marked failed (unless delivered meanwhile). */
+/** A wake-up after `delayMs`, at most one queue hop ahead (a later one wakes up again, see EARLY_MS). */
+async function publishLater(env: Env, message: NotificationMessage, delayMs: number): Promise<void> {
+  const delaySeconds = Math.min(MAX_HOP_SECONDS, Math.max(0, Math.ceil(delayMs / 1000)));
+  try {
+    await env.NOTIFICATIONS.send(message, { delaySeconds });
+  } catch (error) {
+    // The event stays PENDING and due: the sweep sends it again once it is overdue.
+    log("warn", "scheduling the next attempt failed; the sweep will", {
+      eventId: message.eventId,
+      error: String(error),
+    });
+  }
+}
+
+/** Dead-letter consumer: a message the consumer could not process again and again fails its event. */
 async function markFailed(message: Message<unknown>, env: Env): Promise<void> {
   if (isNotificationMessage(message.body)) {
-    const db = database(env);
-    await db
-      .update(events)
-      .set({ status: "FAILED" })
-      .where(and(eq(events.id, message.body.eventId), ne(events.status, "DELIVERED")));
+    await failEvent(database(env), message.body.eventId, "the notification could not be processed; contact support");
     log("warn", "notification failed for good", { eventId: message.body.eventId });
   }
   message.ack();
@@ -148,7 +225,7 @@ export async function consume(batch: MessageBatch<unknown>, env: Env): Promise<v
     batch.messages.map((message) =>
       handle(message, env).catch((error) => {
         log("warn", "notification handling failed; retrying", { error: String(error), messageId: message.id });
-        message.retry({ delaySeconds: retryDelaySeconds(message.attempts) ?? 0 });
+        message.retry({ delaySeconds: retryDelaySeconds(message.attempts, 0.5) ?? MAX_HOP_SECONDS });
       }),
     ),
   );

@@ -1,4 +1,10 @@
-/** What travels on the notification queue: only the event id; the consumer reads the rest from D1. */
+/**
+ * What travels on the notification queue: a wake-up for one event, not the event itself. The event row
+ * in D1 is the truth of when its next attempt is due; a message whose `due` no longer matches it was
+ * overtaken (a retry scheduled anew, a sweep, a resend) and is dropped, so duplicates never POST twice.
+ */
 export interface NotificationMessage {
   eventId: string;
+  /** The event's `nextAttemptAt` when this wake-up was sent; absent in messages of older versions. */
+  due?: number;
 }

@@ -1,22 +1,27 @@
 import type { Env } from "../config";
+import type { NotificationMessage } from "./message";
 
 /**
- * Hands the events a committed batch wrote to the queue. It runs after the response (waitUntil) and
- * may fail: the event row stays PENDING and the scheduled sweep enqueues it again, so no event is lost
- * and the request path costs no extra D1 statement.
+ * Hands wake-ups for events to the queue. Called after a committed write (waitUntil) and by the sweep,
+ * resend and replay; it may fail: the event row stays PENDING and due, and the scheduled sweep sends it
+ * again, so no event is lost and the request path costs no extra D1 statement. The queue takes at most
+ * 100 messages per batch.
  */
-export async function publish(env: Env, eventIds: readonly string[]): Promise<void> {
-  if (eventIds.length === 0) return;
+export async function publish(env: Env, messages: readonly NotificationMessage[]): Promise<boolean> {
   try {
-    await env.NOTIFICATIONS.sendBatch(eventIds.map((eventId) => ({ body: { eventId } })));
+    for (let i = 0; i < messages.length; i += 100) {
+      await env.NOTIFICATIONS.sendBatch(messages.slice(i, i + 100).map((body) => ({ body })));
+    }
+    return true;
   } catch (error) {
     console.warn(
       JSON.stringify({
         level: "warn",
         message: "enqueueing notifications failed; the sweep will retry",
-        eventIds,
+        events: messages.length,
         error: error instanceof Error ? error.message : String(error),
       }),
     );
+    return false;
   }
 }

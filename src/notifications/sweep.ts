@@ -1,46 +1,42 @@
-import { and, eq, inArray, isNull, lt, notExists, or } from "drizzle-orm";
 import { now } from "../clock";
 import type { Env } from "../config";
 import { database } from "../db/client";
-import { events, notificationAttempts } from "../db/schema";
-
-/** An event untouched this long after it was written (or last swept) was never handed to the queue. */
-export const SWEEP_AFTER_MS = 5 * 60 * 1000;
-/** D1 binds at most 100 parameters per statement; the update below binds one per event. */
-const SWEEP_BATCH = 90;
+import { claimOverdue } from "../db/events";
+import { publish } from "./outbox";
 
 /**
- * Scheduled safety net for the outbox: events still PENDING with no delivery attempt, written (or last
- * swept) more than five minutes ago, are enqueued again. Enqueueing right after the write is the fast
- * path; this makes sure a failure there never loses an event. A duplicate is harmless: the consumer
- * acknowledges messages of delivered events without sending.
+ * An event still PENDING this long after it was due lost its wake-up (enqueueing failed after the
+ * write, a queue outage, a crash between an attempt and scheduling the next) or waits behind a backlog.
+ */
+export const OVERDUE_AFTER_MS = 2 * 60 * 1000;
+/** Events claimed per round: one UPDATE … RETURNING and one queue batch (the queue takes 100 per batch). */
+const ROUND = 100;
+/** The sweep runs every 5 minutes; it stops well inside that, so that two sweeps never overlap. */
+const BUDGET_MS = 60_000;
+
+/**
+ * Scheduled safety net of the outbox: every PENDING event overdue by more than two minutes, whether it
+ * was never enqueued or already had attempts, is made due now and woken up again, a hundred at a time,
+ * until none is left (10,000 take a hundred rounds, a few seconds). An event being delivered right now
+ * is left alone, and a wake-up that was merely late is dropped as stale when it arrives (its `due` no
+ * longer matches), so nothing is POSTed twice. Answers how many events it woke up.
  */
 export async function sweep(env: Env): Promise<number> {
   const db = database(env);
-  const at = now();
-  const stale = at - SWEEP_AFTER_MS;
-  const lost = await db
-    .select({ id: events.id })
-    .from(events)
-    .where(
-      and(
-        eq(events.status, "PENDING"),
-        lt(events.occurredAt, stale),
-        or(isNull(events.enqueuedAt), lt(events.enqueuedAt, stale)),
-        notExists(db.select().from(notificationAttempts).where(eq(notificationAttempts.eventId, events.id))),
-      ),
-    )
-    .limit(SWEEP_BATCH);
-  if (lost.length === 0) return 0;
-  await env.NOTIFICATIONS.sendBatch(lost.map(({ id }) => ({ body: { eventId: id } })));
-  await db
-    .update(events)
-    .set({ enqueuedAt: at })
-    .where(
-      inArray(
-        events.id,
-        lost.map(({ id }) => id),
-      ),
+  const started = now();
+  let woken = 0;
+  while (now() - started < BUDGET_MS) {
+    const at = now();
+    const ids = await claimOverdue(db, at - OVERDUE_AFTER_MS, at, ROUND);
+    if (ids.length === 0) break;
+    const sent = await publish(
+      env,
+      ids.map((eventId) => ({ eventId, due: at })),
     );
-  return lost.length;
+    // The queue is down: these events are overdue again in two minutes, for the next sweep.
+    if (!sent) break;
+    woken += ids.length;
+    if (ids.length < ROUND) break;
+  }
+  return woken;
 }

@@ -15,6 +15,7 @@ export function limiter(env: Env, subject: string) {
 export const tokenSubject = (tokenHash: string) => `token:${tokenHash}`;
 export const addressSubject = (address: string) => `address:${address}`;
 export const loginSubject = async (username: string) => `login:${await sha256Hex(username.toLowerCase())}`;
+export const loginAddressSubject = (address: string) => `login-address:${address}`;
 
 function bearerToken(header: string | undefined): string | undefined {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? "");

@@ -13,6 +13,9 @@ export interface SessionRecord {
   expiresAt: number;
 }
 
+/** The answer to a login attempt: counted (with a ticket that releases it on success) or refused. */
+export type AttemptVerdict = { allowed: true; ticket: number } | { allowed: false; retryAfter: number };
+
 export interface HitResult extends Quota {
   /** The token's session; null when the object holds none or it has expired or been revoked. */
   session: SessionRecord | null;
@@ -20,9 +23,9 @@ export interface HitResult extends Quota {
 
 /**
  * One object per rate-limited subject: an access token (named by the token's hash, never the token), a
- * client address, or a login user name. It counts requests in fixed windows and, for tokens, also holds
- * the session written at login, so that authenticating and rate-limiting a request is a single RPC and
- * no D1 query.
+ * client address, or a login user name or address. It counts requests in fixed windows and, for tokens,
+ * also holds the session written at login, so that authenticating and rate-limiting a request is a
+ * single RPC and no D1 query. For logins it keeps each counted attempt with its expiry: a sliding window.
  *
  * Every method is synchronous SQL with no await before its answer, so calls run one after another and
  * counts are exact under any concurrency; SQLite storage keeps them across eviction. The caller passes
@@ -52,6 +55,9 @@ export class RateLimiter extends DurableObject {
     );
     this.sql.exec(
       `CREATE TABLE IF NOT EXISTS session (id INTEGER PRIMARY KEY CHECK (id = 1), partner_id TEXT NOT NULL, expires_at INTEGER NOT NULL)`,
+    );
+    this.sql.exec(
+      `CREATE TABLE IF NOT EXISTS attempts (id INTEGER PRIMARY KEY AUTOINCREMENT, expires_at INTEGER NOT NULL)`,
     );
     const row = this.sql
       .exec<{ partner_id: string; expires_at: number }>(`SELECT partner_id, expires_at FROM session`)
@@ -83,14 +89,32 @@ export class RateLimiter extends DurableObject {
     return { ...this.quota(now, limit, windowSeconds, row.count), allowed: row.count <= limit, session };
   }
 
-  /** The quota without counting (the login throttle looks before it verifies a password). */
-  peek(now: number, limit: number, windowSeconds: number): Quota {
+  /**
+   * The login throttle: counts an attempt before its password is checked, or refuses it when `limit`
+   * attempts already count within the last `windowSeconds` (a sliding window: no burst across a window
+   * boundary). Checking and counting are one synchronous step, so parallel attempts are counted exactly:
+   * at most `limit` of them ever reach the password check. A successful login releases its attempt
+   * (`release`); a failed one stays counted until it expires.
+   */
+  attempt(now: number, limit: number, windowSeconds: number): AttemptVerdict {
     this.ensureSchema();
-    const count =
-      this.sql
-        .exec<{ count: number }>(`SELECT count FROM windows WHERE start = ?`, windowStart(now, windowSeconds))
-        .toArray()[0]?.count ?? 0;
-    return { ...this.quota(now, limit, windowSeconds, count), allowed: count < limit };
+    this.sql.exec(`DELETE FROM attempts WHERE expires_at <= ?`, now);
+    const { count, first } = this.sql
+      .exec<{ count: number; first: number | null }>(`SELECT COUNT(*) AS count, MIN(expires_at) AS first FROM attempts`)
+      .one();
+    if (count >= limit) return { allowed: false, retryAfter: Math.max(1, Math.ceil((first! - now) / 1000)) };
+    const expiresAt = now + windowSeconds * 1000;
+    const { id } = this.sql
+      .exec<{ id: number }>(`INSERT INTO attempts (expires_at) VALUES (?) RETURNING id`, expiresAt)
+      .one();
+    this.scheduleCleanup(expiresAt);
+    return { allowed: true, ticket: id };
+  }
+
+  /** A login that succeeded (or was refused elsewhere before any password check) does not count. */
+  release(ticket: number): void {
+    this.ensureSchema();
+    this.sql.exec(`DELETE FROM attempts WHERE id = ?`, ticket);
   }
 
   openSession(session: SessionRecord): void {
@@ -117,10 +141,12 @@ export class RateLimiter extends DurableObject {
     const now = Date.now();
     this.sql.exec(`DELETE FROM windows WHERE end <= ?`, now);
     this.sql.exec(`DELETE FROM session WHERE expires_at <= ?`, now);
+    this.sql.exec(`DELETE FROM attempts WHERE expires_at <= ?`, now);
     if (this.session && this.session.expiresAt <= now) this.session = null;
     const next = this.sql
       .exec<{ at: number | null }>(
-        `SELECT MIN(at) AS at FROM (SELECT end AS at FROM windows UNION ALL SELECT expires_at FROM session)`,
+        `SELECT MIN(at) AS at FROM (SELECT end AS at FROM windows UNION ALL SELECT expires_at FROM session
+         UNION ALL SELECT expires_at FROM attempts)`,
       )
       .one().at;
     if (next === null) {

@@ -1,3 +1,4 @@
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { call, json, signIn } from "../support/api";
 import { applicationRequest, createApplication, eventsOf, forceState } from "../support/factories";
@@ -309,6 +310,35 @@ describe("POST /gateway/{applicationId}/{token}", () => {
     expect(res.status).toBe(400);
     expect(res.headers.get("Content-Type")).toMatch(/^text\/html/);
     expect(await eventsOf(app.id)).toEqual([CREATED]);
+  });
+
+  it("answers a 400 page, not a 500, for a multipart body that does not parse", async () => {
+    const { token } = await signIn();
+    const app = await createApplication(token);
+    const res = await browse(app.gatewayRedirectUrl, {
+      method: "POST",
+      headers: { "Content-Type": "multipart/form-data; boundary=XyZ" },
+      body: '--XyZ\r\nContent-Disposition: form-data; name="action"\r\n\r\nconfirm',
+    });
+    expect(res.status).toBe(400);
+    expect(res.headers.get("Content-Type")).toMatch(/^text\/html/);
+    expect(await eventsOf(app.id)).toEqual([CREATED]);
+  });
+
+  it("does not redirect the customer to a stored URL that points inside a network, showing the outcome instead", async () => {
+    const { token } = await signIn();
+    const app = await createApplication(token);
+    await env.DB.prepare(
+      "UPDATE applications SET merchant_urls = json_set(merchant_urls, '$.approvedRedirect', ?) WHERE id = ?",
+    )
+      .bind("https://10.0.0.1/admin", app.id)
+      .run();
+    const res = await submitGateway(app.gatewayRedirectUrl, { action: "confirm" }, { REQUIRE_HTTPS: "false" });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("Location")).toBeNull();
+    const page = await res.text();
+    expect(page).toContain("Financing approved");
+    expect(page).not.toContain("10.0.0.1");
   });
 
   it("answers a 404 page for a wrong token and changes nothing", async () => {

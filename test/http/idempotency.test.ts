@@ -1,4 +1,6 @@
+import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { sha256Hex } from "../../src/auth/crypto";
 import { call, json, login, signIn } from "../support/api";
 import { applicationCount, applicationRequest, countRows } from "../support/factories";
 import { app, approvedWithTotal, expect422 } from "../support/orders";
@@ -139,4 +141,73 @@ describe("Idempotency-Key", () => {
     expect(res.status).toBe(400);
     expect(await json(res)).toMatchObject({ errors: [{ attribute: "Idempotency-Key" }] });
   });
+
+  it("lets the same request take over a key whose first request died mid-way, once its lease ran out", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(T0);
+    const { partner, token } = await signIn();
+    const body = applicationRequest();
+    // What a runtime killed mid-request leaves behind: a claim with no answer.
+    const hash = await requestHash("POST /financing/v1/applications", body);
+    await env.DB.prepare(
+      "INSERT INTO idempotency_keys (partner_id, key, target, request_hash, created_at, lease_until) VALUES (?, 'crashed', 'POST /financing/v1/applications', ?, ?, ?)",
+    )
+      .bind(partner.id, hash, T0, T0 + 60_000)
+      .run();
+    const request = { token, body, headers: { "Idempotency-Key": "crashed" } };
+
+    vi.setSystemTime(T0 + 59_000);
+    const waiting = await call("POST", "/financing/v1/applications", request);
+    expect(waiting.status).toBe(409);
+    expect(waiting.headers.get("Retry-After")).toBe("1");
+    expect(await json(waiting)).toMatchObject({ errors: [{ code: "IDEMPOTENCY_KEY_IN_USE" }] });
+    expect(await applicationCount(partner.id)).toBe(0);
+
+    vi.setSystemTime(T0 + 60_001);
+    const taken = await call("POST", "/financing/v1/applications", request);
+    expect(taken.status).toBe(201);
+    const replayed = await call("POST", "/financing/v1/applications", request);
+    expect(replayed.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(await json(replayed)).toEqual(await json(taken));
+    expect(await applicationCount(partner.id)).toBe(1);
+  }, 30_000);
+
+  it("does not let another body take over an unanswered claim", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(T0);
+    const { partner, token } = await signIn();
+    await env.DB.prepare(
+      "INSERT INTO idempotency_keys (partner_id, key, target, request_hash, created_at, lease_until) VALUES (?, 'crashed-2', 'POST /financing/v1/applications', 'other', ?, ?)",
+    )
+      .bind(partner.id, T0 - 120_000, T0 - 60_000)
+      .run();
+    const res = await call("POST", "/financing/v1/applications", {
+      token,
+      body: applicationRequest(),
+      headers: { "Idempotency-Key": "crashed-2" },
+    });
+    await expect422(res, "IDEMPOTENCY_KEY_REUSED");
+  });
+
+  it("stores answers encrypted: no gateway token or customer data in the table", async () => {
+    const { partner, token } = await signIn();
+    const res = await call("POST", "/financing/v1/applications", {
+      token,
+      body: applicationRequest(),
+      headers: { "Idempotency-Key": "sealed" },
+    });
+    const created = await json<{ id: string; gatewayRedirectUrl: string }>(res);
+    const gatewayToken = created.gatewayRedirectUrl.split("/").at(-1)!;
+    const row = await env.DB.prepare("SELECT * FROM idempotency_keys WHERE partner_id = ? AND key = 'sealed'")
+      .bind(partner.id)
+      .first<Record<string, unknown>>();
+    const stored = JSON.stringify(row);
+    expect(stored).not.toContain(gatewayToken);
+    expect(stored).not.toContain("Nováková");
+    expect(row!.response_body).toMatch(/^v1\./);
+  });
 });
+
+async function requestHash(target: string, body: unknown) {
+  return sha256Hex(`${target}\n${JSON.stringify(body)}`);
+}

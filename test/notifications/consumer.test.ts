@@ -1,5 +1,8 @@
+import { env } from "cloudflare:workers";
+import { Webhook } from "standardwebhooks";
 import { describe, expect, it, vi } from "vitest";
 import { hmacSha256Hex } from "../../src/auth/crypto";
+import { RETRY_DELAYS_SECONDS } from "../../src/domain/notification-schedule";
 import {
   applicationWithEvent,
   attempts,
@@ -15,8 +18,21 @@ import {
 
 useNotificationHarness();
 
+/** The wake-ups the consumer schedules (the next attempts). */
+function wakeUps() {
+  return vi.spyOn(env.NOTIFICATIONS, "send").mockResolvedValue(undefined as never);
+}
+
+async function setEvent(id: string, fields: string, ...values: unknown[]) {
+  await env.DB.prepare(`UPDATE events SET ${fields} WHERE id = ?`)
+    .bind(...values, id)
+    .run();
+}
+
+const headersOf = (req: { headers: Headers }) => Object.fromEntries(req.headers);
+
 describe("the notification consumer", () => {
-  it("POSTs the event to notificationEndpoint, signed with the partner's API key, and records the delivery", async () => {
+  it("POSTs the event, signed by Standard Webhooks and the legacy scheme, and records the delivery", async () => {
     const { partner, app, event } = await applicationWithEvent();
     partnerEndpoint(() => new Response("ok", { status: 200 }));
     const result = await runBatch(QUEUE, [{ body: { eventId: event.id } }]);
@@ -27,7 +43,7 @@ describe("the notification consumer", () => {
     const [request] = sent;
     expect(request!.url).toBe("https://shop.example.com/financing/notifications");
     expect(request!.method).toBe("POST");
-    expect(JSON.parse(request!.body)).toEqual({
+    const expected = {
       id: app.id,
       state: "PROCESSING",
       stateReason: "PROCESSING_REDIRECT_NEEDED",
@@ -35,66 +51,154 @@ describe("the notification consumer", () => {
       eventType: "APPLICATION_STATE_CHANGED",
       sequence: 1,
       occurredAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00$/),
-    });
+    };
+    expect(JSON.parse(request!.body)).toEqual(expected);
+    expect(request!.headers.get("Content-Type")).toBe("application/json");
+
+    // Standard Webhooks, verified by the library partners use.
+    expect(request!.headers.get("webhook-id")).toBe(event.id);
+    expect(request!.headers.get("webhook-timestamp")).toBe(String(T0.getTime() / 1000));
+    expect(new Webhook(partner.signingSecret).verify(request!.body, headersOf(request!))).toEqual(expected);
+    const stranger = new Webhook(`whsec_${btoa("another secret of some thirty-two bytes")}`);
+    expect(() => stranger.verify(request!.body, headersOf(request!))).toThrow("No matching signature");
+    expect(() => new Webhook(partner.signingSecret).verify(`${request!.body} `, headersOf(request!))).toThrow();
+
+    // The legacy scheme: HMAC-SHA256 over "timestamp.body" with the API key.
     const timestamp = request!.headers.get("X-Notification-Timestamp")!;
     expect(timestamp).toBe(String(T0.getTime() / 1000));
     expect(request!.headers.get("X-Notification-Id")).toBe(event.id);
-    expect(request!.headers.get("Content-Type")).toBe("application/json");
+    expect(request!.headers.get("X-Notification-Signature")).toBe(
+      `v1=${await hmacSha256Hex(partner.apiKey, `${timestamp}.${request!.body}`)}`,
+    );
 
-    // The receiver's check: HMAC-SHA256 over "timestamp.body" with the API key.
-    const signature = request!.headers.get("X-Notification-Signature");
-    expect(signature).toBe(`v1=${await hmacSha256Hex(partner.apiKey, `${timestamp}.${request!.body}`)}`);
-    expect(signature).not.toBe(`v1=${await hmacSha256Hex("another-key", `${timestamp}.${request!.body}`)}`);
-    expect(signature).not.toBe(`v1=${await hmacSha256Hex(partner.apiKey, `${timestamp}.${request!.body} `)}`);
-
-    expect((await firstEvent(app.id)).status).toBe("DELIVERED");
+    expect(await firstEvent(app.id)).toMatchObject({ status: "DELIVERED", next_attempt_at: null });
     expect(await attempts(event.id)).toEqual([
       { httpStatus: 200, error: null, durationMs: expect.any(Number), attemptedAt: T0.getTime() },
     ]);
   });
 
-  it.each([1, 2, 3, 4, 5, 6, 7, 8])("retries failed attempt %i after the contract's delay", async (attempt) => {
-    const delays = [60, 300, 900, 3600, 10800, 21600, 43200, 43200];
+  it.each(
+    RETRY_DELAYS_SECONDS.map((delay, i) => [i + 1, delay]),
+  )("after failed attempt %i waits about %i s (±10 %) and wakes up for the next one", async (attempt, delay) => {
     const { event } = await applicationWithEvent();
-    partnerEndpoint(() => new Response("busy", { status: 503 }));
-    const result = await runBatch(QUEUE, [{ body: { eventId: event.id }, attempts: attempt }]);
-    expect(result.retryMessages).toEqual([{ msgId: "msg-0", delaySeconds: delays[attempt - 1] }]);
-    expect(result.explicitAcks).toEqual([]);
+    await setEvent(event.id, "failed_attempts = ?", attempt - 1);
+    partnerEndpoint(() => new Response("busy", { status: 500 }));
+    const next = wakeUps();
+    const result = await runBatch(QUEUE, [{ body: { eventId: event.id } }]);
+    expect(result.explicitAcks).toEqual(["msg-0"]);
+    const stored = await firstEvent(event.application_id);
+    expect(stored).toMatchObject({ status: "PENDING", failed_attempts: attempt });
+    const wait = (stored.next_attempt_at! - T0.getTime()) / 1000;
+    expect(wait).toBeGreaterThanOrEqual(Math.floor(delay * 0.9));
+    expect(wait).toBeLessThanOrEqual(Math.min(43_200, Math.ceil(delay * 1.1)));
+    expect(next).toHaveBeenCalledWith(
+      { eventId: event.id, due: stored.next_attempt_at },
+      { delaySeconds: Math.ceil(wait) },
+    );
   });
 
-  it("hands the message on to the dead-letter queue after the 9th failed attempt", async () => {
-    const { app, event } = await applicationWithEvent();
-    partnerEndpoint(() => new Response(null, { status: 500 }));
-    const result = await runBatch(QUEUE, [{ body: { eventId: event.id }, attempts: 9 }]);
-    // With max_retries = 8 a further retry moves the message to the dead-letter queue.
-    expect(result.retryMessages).toEqual([{ msgId: "msg-0", delaySeconds: 0 }]);
-    expect((await firstEvent(app.id)).status).toBe("PENDING");
+  it("fails the event for good after the 13th failed attempt, with the reason, and wakes nothing", async () => {
+    const { event } = await applicationWithEvent();
+    await setEvent(event.id, "failed_attempts = 12");
+    partnerEndpoint(() => new Response("still down", { status: 500 }));
+    const next = wakeUps();
+    await runBatch(QUEUE, [{ body: { eventId: event.id } }]);
+    expect(await firstEvent(event.application_id)).toMatchObject({
+      status: "FAILED",
+      failed_attempts: 13,
+      next_attempt_at: null,
+      failure_reason: "no 2xx answer in 13 attempts over 72 hours; last: HTTP 500: still down",
+    });
+    expect(next).not.toHaveBeenCalled();
+  });
+
+  it("ends retries at once when the receiver answers 410 Gone", async () => {
+    const { event } = await applicationWithEvent();
+    partnerEndpoint(() => new Response("unsubscribed", { status: 410 }));
+    const next = wakeUps();
+    await runBatch(QUEUE, [{ body: { eventId: event.id } }]);
+    expect(await firstEvent(event.application_id)).toMatchObject({
+      status: "FAILED",
+      failure_reason: "HTTP 410 Gone: the endpoint asked for no more deliveries",
+    });
+    expect(next).not.toHaveBeenCalled();
+  });
+
+  it.each([429, 503])("honours Retry-After of a %i: the next attempt is no sooner", async (status) => {
+    const { event } = await applicationWithEvent();
+    partnerEndpoint(() => new Response(null, { status, headers: { "Retry-After": "7200" } }));
+    const next = wakeUps();
+    await runBatch(QUEUE, [{ body: { eventId: event.id } }]);
+    const stored = await firstEvent(event.application_id);
+    expect(stored.next_attempt_at).toBe(T0.getTime() + 7_200_000);
+    expect(next).toHaveBeenCalledWith({ eventId: event.id, due: stored.next_attempt_at }, { delaySeconds: 7200 });
+  });
+
+  it("waits out a Retry-After longer than a queue hop in several hops, without POSTing early", async () => {
+    const { event } = await applicationWithEvent();
+    partnerEndpoint(() => new Response(null, { status: 503, headers: { "Retry-After": String(30 * 3600) } }));
+    const next = wakeUps();
+    await runBatch(QUEUE, [{ body: { eventId: event.id } }]);
+    const due = T0.getTime() + 30 * 3_600_000;
+    expect(next).toHaveBeenLastCalledWith({ eventId: event.id, due }, { delaySeconds: 43_200 });
+    // Twelve and 24 hours later the wake-up arrives early: it sleeps again, nothing is sent.
+    vi.setSystemTime(T0.getTime() + 43_200_000);
+    await runBatch(QUEUE, [{ body: { eventId: event.id, due } }]);
+    expect(next).toHaveBeenLastCalledWith({ eventId: event.id, due }, { delaySeconds: 43_200 });
+    vi.setSystemTime(T0.getTime() + 86_400_000);
+    await runBatch(QUEUE, [{ body: { eventId: event.id, due } }]);
+    expect(next).toHaveBeenLastCalledWith({ eventId: event.id, due }, { delaySeconds: 21_600 });
+    expect(sent).toHaveLength(1);
+    // When it is due, it is sent.
+    vi.setSystemTime(due);
+    await runBatch(QUEUE, [{ body: { eventId: event.id, due } }]);
+    expect(sent).toHaveLength(2);
   });
 
   it.each([
-    ["a 500", () => new Response("oops", { status: 500 }), { httpStatus: 500, error: null }],
-    ["a 404", () => new Response(null, { status: 404 }), { httpStatus: 404, error: null }],
     [
-      "a redirect",
-      () => new Response(null, { status: 302, headers: { Location: "/x" } }),
-      { httpStatus: 302, error: null },
+      "a 500 with a body",
+      () => new Response(`oops ${"x".repeat(500)}`, { status: 500 }),
+      `HTTP 500: oops ${"x".repeat(195)}`,
+    ],
+    ["a 404", () => new Response(null, { status: 404 }), "HTTP 404"],
+    ["a redirect", () => new Response(null, { status: 302, headers: { Location: "/x" } }), "HTTP 302"],
+    [
+      "Cloudflare's 523",
+      () => new Response("error 523", { status: 523 }),
+      "HTTP 523 (the endpoint's server is unreachable): error 523",
     ],
     [
-      "a network error",
-      () => {
-        throw new TypeError("connection refused");
-      },
-      { httpStatus: null, error: "connection refused" },
+      "Cloudflare's 525",
+      () => new Response(null, { status: 525 }),
+      "HTTP 525 (TLS handshake with the endpoint's server failed)",
     ],
-  ])("retries %s and records the attempt", async (_, respond, recorded) => {
-    const { app, event } = await applicationWithEvent();
+    ["a refused connection", thrower(new TypeError("connect ECONNREFUSED")), "connection refused"],
+    [
+      "a DNS failure",
+      thrower(new Error("DNS lookup failed; gai_strerror = Name or service not known")),
+      "DNS failure: the endpoint's host name does not resolve",
+    ],
+    [
+      "a TLS failure",
+      thrower(new Error("TLS peer's certificate is not trusted")),
+      "TLS error: the secure connection to the endpoint failed",
+    ],
+    ["a lost connection", thrower(new Error("Network connection lost.")), "the connection closed before an answer"],
+    [
+      "an opaque runtime error",
+      thrower(new Error("internal error; reference = 9x8y7z")),
+      "network error: no connection to the endpoint (the runtime gave no reason)",
+    ],
+  ])("records %s as an error a partner can act on, and retries", async (_, respond, error) => {
+    const { event } = await applicationWithEvent();
     partnerEndpoint(respond as () => Response);
-    const result = await runBatch(QUEUE, [{ body: { eventId: event.id } }]);
-    expect(result.retryMessages).toEqual([{ msgId: "msg-0", delaySeconds: 60 }]);
-    expect((await firstEvent(app.id)).status).toBe("PENDING");
-    expect(await attempts(event.id)).toEqual([
-      { ...recorded, durationMs: expect.any(Number), attemptedAt: T0.getTime() },
-    ]);
+    wakeUps();
+    await runBatch(QUEUE, [{ body: { eventId: event.id } }]);
+    const [attempt] = await attempts(event.id);
+    expect(attempt!.error).toBe(error);
+    expect(attempt!.error).not.toMatch(/reference =/);
+    expect((await firstEvent(event.application_id)).status).toBe("PENDING");
   });
 
   it("gives up on a partner that does not answer within 10 seconds and retries", async () => {
@@ -105,12 +209,47 @@ describe("the notification consumer", () => {
       .mockReturnValue(AbortSignal.abort(new DOMException("The operation timed out.", "TimeoutError")));
     vi.spyOn(globalThis, "fetch").mockImplementation((_input, init) => Promise.reject(init?.signal?.reason));
     vi.spyOn(console, "warn").mockImplementation(() => {});
-    const result = await runBatch(QUEUE, [{ body: { eventId: event.id } }]);
+    wakeUps();
+    await runBatch(QUEUE, [{ body: { eventId: event.id } }]);
     expect(timeout).toHaveBeenCalledWith(10_000);
-    expect(result.retryMessages).toEqual([{ msgId: "msg-0", delaySeconds: 60 }]);
     expect(await attempts(event.id)).toEqual([
-      { httpStatus: null, error: "no answer within 10 s", durationMs: expect.any(Number), attemptedAt: T0.getTime() },
+      {
+        httpStatus: null,
+        error: "timeout: no answer within 10 s",
+        durationMs: expect.any(Number),
+        attemptedAt: T0.getTime(),
+      },
     ]);
+  });
+
+  it("drops a wake-up that a newer one overtook, sending nothing", async () => {
+    const { event } = await applicationWithEvent();
+    const fetch = partnerEndpoint(() => new Response(null, { status: 200 }));
+    const result = await runBatch(QUEUE, [{ body: { eventId: event.id, due: T0.getTime() - 60_000 } }]);
+    expect(result.explicitAcks).toEqual(["msg-0"]);
+    expect(fetch).not.toHaveBeenCalled();
+    expect((await firstEvent(event.application_id)).status).toBe("PENDING");
+  });
+
+  it("never POSTs an event twice while a delivery of it is in progress", async () => {
+    const { event } = await applicationWithEvent();
+    let release!: () => void;
+    const slow = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    partnerEndpoint(async () => {
+      await slow;
+      return new Response(null, { status: 200 });
+    });
+    const first = runBatch(QUEUE, [{ body: { eventId: event.id } }]);
+    // The second message arrives while the first is waiting for the partner's answer.
+    await vi.waitFor(() => expect(sent).toHaveLength(1));
+    const second = await runBatch(QUEUE, [{ body: { eventId: event.id } }]);
+    expect(second.explicitAcks).toEqual(["msg-0"]);
+    release();
+    await first;
+    expect(sent).toHaveLength(1);
+    expect(await attempts(event.id)).toHaveLength(1);
   });
 
   it("acknowledges a message of an already delivered event without sending again", async () => {
@@ -128,6 +267,7 @@ describe("the notification consumer", () => {
     ["a string", "01J000"],
     ["no event id", { id: "x" }],
     ["an event id of the wrong shape", { eventId: "'; DROP TABLE events; --" }],
+    ["a due that is not a time", { eventId: "01J0000000000000000000000Z", due: "soon" }],
     ["an unknown event id", { eventId: "01J0000000000000000000000Z" }],
   ])("sends nothing for a message with %s, and acknowledges it", async (_, body) => {
     const fetch = partnerEndpoint(() => new Response(null, { status: 200 }));
@@ -143,21 +283,60 @@ describe("the notification consumer", () => {
     partnerEndpoint(
       (req) => new Response(null, { status: req.headers.get("X-Notification-Id") === first.event.id ? 200 : 500 }),
     );
+    wakeUps();
     const result = await runBatch(QUEUE, [
       { body: { eventId: first.event.id } },
       { body: { eventId: second.event.id } },
     ]);
-    expect(result.explicitAcks).toEqual(["msg-0"]);
-    expect(result.retryMessages).toEqual([{ msgId: "msg-1", delaySeconds: 60 }]);
+    expect(result.explicitAcks).toEqual(["msg-0", "msg-1"]);
+    expect((await firstEvent(first.app.id)).status).toBe("DELIVERED");
+    expect(await firstEvent(second.app.id)).toMatchObject({ status: "PENDING", failed_attempts: 1 });
+  });
+});
+
+describe("the endpoint, checked again before every POST", () => {
+  it("is not contacted when it points inside the network; the event fails with the reason", async () => {
+    const { event } = await applicationWithEvent();
+    await env.DB.prepare(
+      "UPDATE applications SET merchant_urls = json_set(merchant_urls, '$.notificationEndpoint', ?) WHERE id = ?",
+    )
+      .bind("https://169.254.169.254/latest/meta-data", event.application_id)
+      .run();
+    const fetch = partnerEndpoint(() => new Response(null, { status: 200 }));
+    vi.spyOn(console, "warn").mockImplementation(() => {});
+    await runBatch(QUEUE, [{ body: { eventId: event.id } }]);
+    expect(fetch).not.toHaveBeenCalled();
+    const reason = "not sent: the notificationEndpoint must point at a public host, not a link-local address";
+    expect(await firstEvent(event.application_id)).toMatchObject({ status: "FAILED", failure_reason: reason });
+    expect(await attempts(event.id)).toEqual([
+      { httpStatus: null, error: reason, durationMs: 0, attemptedAt: T0.getTime() },
+    ]);
+  });
+
+  it("reaches a receiver on this machine where HTTPS is not required (local development)", async () => {
+    const { event } = await applicationWithEvent();
+    await env.DB.prepare(
+      "UPDATE applications SET merchant_urls = json_set(merchant_urls, '$.notificationEndpoint', ?) WHERE id = ?",
+    )
+      .bind("http://127.0.0.1:4000/notifications", event.application_id)
+      .run();
+    partnerEndpoint(() => new Response(null, { status: 204 }));
+    await runBatch(QUEUE, [{ body: { eventId: event.id } }]);
+    expect(sent.map((s) => s.url)).toEqual(["http://127.0.0.1:4000/notifications"]);
+    expect((await firstEvent(event.application_id)).status).toBe("DELIVERED");
   });
 });
 
 describe("the dead-letter consumer", () => {
-  it("marks the event FAILED", async () => {
+  it("marks an event the consumer could not process FAILED", async () => {
     const { app, event } = await applicationWithEvent();
+    vi.spyOn(console, "warn").mockImplementation(() => {});
     const result = await runBatch(DLQ, [{ body: { eventId: event.id } }]);
     expect(result.explicitAcks).toEqual(["msg-0"]);
-    expect((await firstEvent(app.id)).status).toBe("FAILED");
+    expect(await firstEvent(app.id)).toMatchObject({
+      status: "FAILED",
+      failure_reason: "the notification could not be processed; contact support",
+    });
   });
 
   it("leaves a delivered event DELIVERED", async () => {
@@ -168,3 +347,9 @@ describe("the dead-letter consumer", () => {
     expect((await firstEvent(app.id)).status).toBe("DELIVERED");
   });
 });
+
+function thrower(error: Error) {
+  return () => {
+    throw error;
+  };
+}

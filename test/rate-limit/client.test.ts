@@ -1,6 +1,6 @@
 import { evictDurableObject } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
-import { MAX_BODY_BYTES } from "../../src/app";
+import { MAX_BODY_BYTES } from "../../src/http/body-limit";
 import { RateLimiter } from "../../src/rate-limit/durable-object";
 import { call, json, login, signIn } from "../support/api";
 import { QUOTA, T0, tokenObject, UNKNOWN_APPLICATION, useFakeClock } from "../support/rate-limit";

@@ -1,7 +1,7 @@
 import { createExecutionContext, SELF, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { createApp } from "../../src/app";
-import { encryptApiKey, hashPassword, randomSecret } from "../../src/auth/crypto";
+import { hashPassword, newSigningSecret, randomSecret, sealSecret } from "../../src/auth/crypto";
 import type { Env } from "../../src/config";
 import { newId } from "../../src/ids";
 
@@ -46,6 +46,8 @@ export interface TestPartner {
   username: string;
   password: string;
   apiKey: string;
+  /** The Standard Webhooks secret, `whsec_…`. */
+  signingSecret: string;
 }
 
 /** A partner of its own for every test, so tests never depend on each other's data. */
@@ -55,17 +57,19 @@ export async function createPartner(): Promise<TestPartner> {
     username: `partner-${newId().toLowerCase()}`,
     password: randomSecret(12),
     apiKey: randomSecret(24),
+    signingSecret: newSigningSecret(),
   };
   await env.DB.prepare(
-    `INSERT INTO partners (id, username, display_name, password_hash, api_key_ciphertext, created_at)
-     VALUES (?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO partners (id, username, display_name, password_hash, api_key_ciphertext, signing_secret_ciphertext, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?)`,
   )
     .bind(
       partner.id,
       partner.username,
       `Shop ${partner.username}`,
       await hashPassword(partner.password, env.AUTH_PEPPER),
-      await encryptApiKey(partner.apiKey, env.AUTH_PEPPER),
+      await sealSecret(partner.apiKey, env.AUTH_PEPPER, "api-key"),
+      await sealSecret(partner.signingSecret, env.AUTH_PEPPER, "signing-secret"),
       Date.now(),
     )
     .run();

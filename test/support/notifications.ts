@@ -46,10 +46,22 @@ export function partnerEndpoint(respond: (req: Request) => Response | Promise<Re
   });
 }
 
+/** An event row as stored (column names as in the database). */
+export interface StoredEvent {
+  id: string;
+  application_id: string;
+  status: string;
+  sequence: number;
+  next_attempt_at: number | null;
+  failed_attempts: number;
+  delivering_until: number | null;
+  failure_reason: string | null;
+}
+
 export async function firstEvent(applicationId: string) {
   return (await env.DB.prepare("SELECT * FROM events WHERE application_id = ? ORDER BY sequence")
     .bind(applicationId)
-    .first<{ id: string; status: string; sequence: number }>())!;
+    .first<StoredEvent>())!;
 }
 
 export async function attempts(eventId: string) {

@@ -3,15 +3,15 @@ import { conflict } from "../../applications/operate";
 import { sha256Hex } from "../../auth/crypto";
 import { session } from "../../auth/require-session";
 import { now } from "../../clock";
-import { config } from "../../config";
+import { config, urlPolicy } from "../../config";
 import { fingerprintHolder, insertApplication, releaseFingerprint } from "../../db/application-write";
 import { type Aggregate, loadAggregate } from "../../db/applications";
 import { database } from "../../db/client";
 import type { OrderDetails } from "../../db/schema";
 import { duplicateKey, withinDuplicateWindow } from "../../domain/duplicates";
-import { merchantUrlProblems } from "../../domain/merchant-urls";
 import { orderConsistencyProblems } from "../../domain/money";
 import { newLines } from "../../domain/order-lines";
+import { merchantUrlProblems } from "../../domain/url-safety";
 import { ApiError } from "../../http/errors";
 import { bearerSecurity, jsonBodyOf, jsonContent, router, writeErrors } from "../../http/openapi";
 import { newId } from "../../ids";
@@ -47,7 +47,7 @@ export const createApplication = router().openapi(route, async (c) => {
   const { partnerId } = session(c);
   const problems = [
     ...orderConsistencyProblems(input.order),
-    ...merchantUrlProblems(input.merchantUrls, config(c.env).REQUIRE_HTTPS),
+    ...merchantUrlProblems(input.merchantUrls, urlPolicy(config(c.env))),
   ];
   if (problems.length > 0) throw ApiError.of(problems);
 
@@ -111,7 +111,7 @@ export const createApplication = router().openapi(route, async (c) => {
     if (twin) await releaseFingerprint(db, twin.id, fingerprint);
   }
 
-  c.executionCtx.waitUntil(publish(c.env, [event.id]));
+  c.executionCtx.waitUntil(publish(c.env, [{ eventId: event.id, due: event.occurredAt }]));
   const view = await presentApplication({ application, lines, documents: [] }, presentContext(c));
   c.header("Location", `${presentContext(c).baseUrl}/financing/v1/applications/${id}`);
   return c.json(view, 201);

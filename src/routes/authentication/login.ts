@@ -1,12 +1,12 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { DECOY_PASSWORD_HASH, randomSecret, sha256Hex, verifyPassword } from "../../auth/crypto";
 import { now } from "../../clock";
-import { config } from "../../config";
+import { config, type Env } from "../../config";
 import { database } from "../../db/client";
 import { partnerByUsername, recordAccessToken } from "../../db/partners";
-import { ApiError } from "../../http/errors";
+import { ApiError, detail } from "../../http/errors";
 import { ErrorSchema, jsonBodyOf, jsonContent, router } from "../../http/openapi";
-import { limiter, loginSubject, tokenSubject } from "../../rate-limit/client";
+import { limiter, loginAddressSubject, loginSubject, tokenSubject } from "../../rate-limit/client";
 
 export const TOKEN_LIFETIME_SECONDS = 7200;
 
@@ -30,24 +30,48 @@ const route = createRoute({
   tags: ["Authentication"],
   summary: "Log in and obtain an access token",
   description:
-    "Exchanges the partner's user name and password for a bearer token valid for 7200 seconds. Wrong credentials answer 400 `invalid_grant`; after repeated failures for one user name (default 5 in 15 minutes) the login answers 429 until the window passes.",
+    "Exchanges the partner's user name and password for a bearer token valid for 7200 seconds. Wrong credentials answer 400 `invalid_grant` (with `errors[]`, code INVALID_CREDENTIALS). Failed logins are limited per user name (default 5 in any 15 minutes) and per client address (default 20): beyond that the login answers 429 with `Retry-After`, before any password is checked.",
   request: { body: jsonBodyOf(LoginRequest) },
   responses: {
     200: jsonContent(LoginResponse, "Token issued"),
     400: jsonContent(ErrorSchema, "Malformed request, or wrong user name or password (`invalid_grant`)"),
-    429: jsonContent(ErrorSchema, "Too many failed logins for this user name, or the address quota is spent"),
+    429: jsonContent(
+      ErrorSchema,
+      "Too many failed logins for this user name or address, or the address quota is spent",
+    ),
   },
 });
+
+/**
+ * The throttles a login attempt is counted against: its user name, and the client's address where the
+ * edge tells it (Cloudflare sets CF-Connecting-IP on every request; local runs have none).
+ */
+async function throttles(env: Env, username: string, address: string | undefined) {
+  const cfg = config(env);
+  const window = cfg.LOGIN_FAILURE_WINDOW_SECONDS;
+  return [
+    { object: limiter(env, await loginSubject(username)), limit: cfg.LOGIN_MAX_FAILURES, window },
+    ...(address
+      ? [{ object: limiter(env, loginAddressSubject(address)), limit: cfg.LOGIN_MAX_FAILURES_PER_ADDRESS, window }]
+      : []),
+  ];
+}
 
 export const login = router().openapi(route, async (c) => {
   const { username, password } = c.req.valid("json");
   const cfg = config(c.env);
   const at = now();
-  const throttle = limiter(c.env, await loginSubject(username));
-  const throttled = await throttle.peek(at, cfg.LOGIN_MAX_FAILURES, cfg.LOGIN_FAILURE_WINDOW_SECONDS);
-  if (!throttled.allowed) {
+  // Counted before the password is looked at, in one atomic step per throttle: parallel guesses cannot
+  // slip between a check and a count. A refused attempt and a successful login give their count back.
+  const counted = await throttles(c.env, username, c.req.header("CF-Connecting-IP"));
+  const verdicts = await Promise.all(counted.map((t) => t.object.attempt(at, t.limit, t.window)));
+  const release = () =>
+    Promise.all(verdicts.map((v, i) => (v.allowed ? counted[i]!.object.release(v.ticket) : undefined)));
+  const refused = verdicts.flatMap((v) => (v.allowed ? [] : [v.retryAfter]));
+  if (refused.length > 0) {
+    await release();
     throw new ApiError("rate_limit_exceeded", "too many failed logins; try again later", undefined, {
-      "Retry-After": String(throttled.reset),
+      "Retry-After": String(Math.max(...refused)),
     });
   }
 
@@ -56,9 +80,11 @@ export const login = router().openapi(route, async (c) => {
   // Verify against a decoy when the user is unknown, so timing does not reveal which user names exist.
   const valid = await verifyPassword(password, partner?.passwordHash ?? DECOY_PASSWORD_HASH, cfg.AUTH_PEPPER);
   if (!partner || !valid) {
-    await throttle.hit(at, cfg.LOGIN_MAX_FAILURES, cfg.LOGIN_FAILURE_WINDOW_SECONDS);
-    throw new ApiError("invalid_grant", "the user name or password is wrong");
+    throw new ApiError("invalid_grant", "the user name or password is wrong", [
+      detail("INVALID_CREDENTIALS", "the user name or password is wrong"),
+    ]);
   }
+  await release();
 
   const accessToken = randomSecret(32);
   const tokenHash = await sha256Hex(accessToken);

@@ -32,7 +32,20 @@ export const downloadDocument = router().openapi(route, async (c) => {
   if (!row) throw ApiError.notFound("document");
   return c.body(fromBase64(row.content), 200, {
     "Content-Type": servedContentType(row.filename, row.mimeType),
-    "Content-Disposition": `attachment; filename="${row.filename.replace(/["\\]/g, "_")}"`,
+    "Content-Disposition": contentDisposition(row.filename),
     "Cache-Control": "private, no-store",
   });
 });
+
+/**
+ * RFC 6266 with RFC 8187: an ASCII `filename` for old clients (other characters become `_`) and the
+ * exact name as UTF-8 in `filename*`, which every current browser and HTTP library prefers.
+ */
+function contentDisposition(filename: string): string {
+  const ascii = filename.replace(/[^\x20-\x7e]|["\\]/g, "_");
+  const encoded = encodeURIComponent(filename).replace(
+    /['()*]/g,
+    (ch) => `%${ch.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
+}

@@ -2,7 +2,7 @@ import { createRoute } from "@hono/zod-openapi";
 import { session } from "../../auth/require-session";
 import { keysetPage } from "../../collections/keyset";
 import { pagingInfo } from "../../collections/links";
-import { applicationEvents, notificationsCollection } from "../../collections/notifications";
+import { applicationEvents, applicationNotificationsCollection } from "../../collections/notifications";
 import { PageQuery, pageOf, parsePageRequest } from "../../collections/query";
 import { config } from "../../config";
 import { ownsApplication } from "../../db/applications";
@@ -29,8 +29,10 @@ export const listNotifications = router().openapi(route, async (c) => {
   const { applicationId } = c.req.valid("param");
   const db = database(c.env);
   if (!(await ownsApplication(db, session(c).partnerId, applicationId))) throw ApiError.notFound("application");
-  const request = orRefuse(parsePageRequest(notificationsCollection, c.req.url, c.req.valid("query")));
-  const page = orRefuse(await keysetPage(db, notificationsCollection, applicationEvents(applicationId), request));
+  const request = orRefuse(parsePageRequest(applicationNotificationsCollection, c.req.url, c.req.valid("query")));
+  const page = orRefuse(
+    await keysetPage(db, applicationNotificationsCollection, applicationEvents(applicationId), request),
+  );
   const attempts = await attemptsOf(
     db,
     page.rows.map((r) => r.id),

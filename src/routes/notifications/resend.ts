@@ -33,10 +33,11 @@ export const resendNotification = router().openapi(route, async (c) => {
   const { applicationId, eventId } = c.req.valid("param");
   const db = database(c.env);
   if (!(await ownsApplication(db, session(c).partnerId, applicationId))) throw ApiError.notFound("application");
-  const event = await requeueEvent(db, applicationId, eventId, now());
+  const at = now();
+  const event = await requeueEvent(db, applicationId, eventId, at);
   if (!event) throw ApiError.notFound("notification");
   // Awaited, not deferred: a resend that did not reach the queue must not answer 202.
-  await c.env.NOTIFICATIONS.send({ eventId });
+  await c.env.NOTIFICATIONS.send({ eventId, due: at });
   const [view] = presentNotifications([event], await attemptsOf(db, [eventId]), config(c.env).SERVICE_TIMEZONE);
   return c.json(view!, 202);
 });

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { formatDateTime } from "../../clock";
+import { DELIVERY_STATUSES, EVENT_TYPES } from "../../collections/notifications";
 import type { AttemptRow } from "../../db/events";
 import type { EventRow } from "../../db/schema";
 import { APPLICATION_STATES, STATE_REASONS } from "../../domain/application-state";
@@ -7,13 +8,18 @@ import { APPLICATION_STATES, STATE_REASONS } from "../../domain/application-stat
 export const Notification = z
   .object({
     eventId: z.string(),
-    eventType: z.literal("APPLICATION_STATE_CHANGED"),
+    eventType: z.enum(EVENT_TYPES),
+    applicationId: z.string(),
     state: z.enum(APPLICATION_STATES),
     stateReason: z.enum(STATE_REASONS),
     sequence: z.number().int(),
     occurredAt: z.string(),
-    status: z.enum(["PENDING", "DELIVERED", "FAILED"]),
+    status: z.enum(DELIVERY_STATUSES),
     deliveredAt: z.string().optional(),
+    nextAttemptAt: z.string().optional().openapi({ description: "While PENDING: when the next attempt is due" }),
+    failureReason: z.string().optional().openapi({
+      description: "Why a FAILED event was given up: a 410 Gone, an unsafe endpoint, or 72 hours without a 2xx",
+    }),
     attempts: z.array(
       z.object({
         attemptedAt: z.string(),
@@ -35,13 +41,18 @@ export function presentNotifications(
 ): NotificationView[] {
   return rows.map((row) => ({
     eventId: row.id,
-    eventType: "APPLICATION_STATE_CHANGED" as const,
+    eventType: row.type as NotificationView["eventType"],
+    applicationId: row.applicationId,
     state: row.state as NotificationView["state"],
     stateReason: row.stateReason as NotificationView["stateReason"],
     sequence: row.sequence,
     occurredAt: formatDateTime(row.occurredAt, timeZone),
     status: row.status as NotificationView["status"],
     ...(row.deliveredAt ? { deliveredAt: formatDateTime(row.deliveredAt, timeZone) } : {}),
+    ...(row.status === "PENDING" && row.nextAttemptAt !== null
+      ? { nextAttemptAt: formatDateTime(row.nextAttemptAt, timeZone) }
+      : {}),
+    ...(row.failureReason ? { failureReason: row.failureReason } : {}),
     attempts: attempts
       .filter((a) => a.eventId === row.id)
       .map((a) => ({

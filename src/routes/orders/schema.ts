@@ -2,6 +2,9 @@
 import { z } from "@hono/zod-openapi";
 import { ITEM_TYPES, Money, OrderContent, VariableSymbol, Vat } from "../applications/schema";
 
+/** Standard base64, padded. */
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
 export const DOCUMENT_TYPES = ["INVOICE", "PROFORMA_INVOICE", "CREDIT_NOTE", "OTHER"] as const;
 
 const identifier = (max: number) => z.string().min(1).max(max);
@@ -63,7 +66,11 @@ export const ReturnDocument = z
         .max(255)
         // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
         .regex(/^[^/\\\u0000-\u001f]+$/, "must be a plain file name"),
-      content: z.string().min(1).openapi({ description: "Base64; at most 500 kB decoded" }),
+      content: z
+        .string()
+        .min(1)
+        .refine((content) => BASE64.test(content.replace(/[\r\n]/g, "")), "must be base64 (line breaks allowed)")
+        .openapi({ description: "Base64 (line breaks allowed); at most 500 kB decoded" }),
     }),
     description: z.string().max(1000).optional(),
     extraData: z.object({ variableSymbol: VariableSymbol.optional() }).optional(),

@@ -10,6 +10,7 @@ import {
   REMOVE,
   withPath,
 } from "../../support/factories";
+import { HOSTILE_URLS } from "../../support/hostile-urls";
 
 const CREATE = "/financing/v1/applications";
 
@@ -256,6 +257,48 @@ describe("POST /financing/v1/applications refuses with 400 and stores nothing wh
     });
     // Where HTTPS is not required (local development), the same URL is accepted.
     expect((await call("POST", CREATE, { token, body })).status).toBe(201);
+  });
+
+  it.each(
+    HOSTILE_URLS,
+  )("HTTPS is required and the notificationEndpoint is %s (%s): 400 INVALID_VALUE, nothing stored", async (url) => {
+    const { partner, token } = await signIn();
+    const body = withPath(applicationRequest(), ["merchantUrls", "notificationEndpoint"], url);
+    await expectRefused(
+      token,
+      partner.id,
+      body,
+      "INVALID_VALUE",
+      "merchantUrls.notificationEndpoint",
+      "https://api.test",
+      {
+        REQUIRE_HTTPS: "true",
+      },
+    );
+  });
+
+  it("checks the redirect URLs the same way: no open redirect into a network", async () => {
+    const { partner, token } = await signIn();
+    for (const [name, url] of [
+      ["approvedRedirect", "https://[::ffff:192.168.0.1]/ok"],
+      ["rejectedRedirect", "https://2130706433/no"],
+    ]) {
+      const body = withPath(applicationRequest(), ["merchantUrls", name!], url);
+      await expectRefused(token, partner.id, body, "INVALID_VALUE", `merchantUrls.${name}`, "https://api.test", {
+        REQUIRE_HTTPS: "true",
+      });
+    }
+  });
+
+  it("accepts an operator-allowed port where HTTPS is required", async () => {
+    const { token } = await signIn();
+    const body = withPath(
+      applicationRequest(),
+      ["merchantUrls", "notificationEndpoint"],
+      "https://shop.example.com:8443/n",
+    );
+    const vars = { REQUIRE_HTTPS: "true", ALLOWED_URL_PORTS: "8443" };
+    expect((await call("POST", `https://api.test${CREATE}`, { token, body, vars })).status).toBe(201);
   });
 
   describe("the amounts do not add up", () => {

@@ -4,6 +4,8 @@ import { PBKDF2_ITERATIONS, sha256Hex } from "../../../src/auth/crypto";
 import { call, createPartner, json, login } from "../../support/api";
 
 const LOGIN = "/authentication/v1/partner";
+const body = (p: { username: string; password: string }) => ({ username: p.username, password: p.password });
+
 afterEach(() => {
   vi.useRealTimers();
 });
@@ -46,14 +48,15 @@ describe("POST /authentication/v1/partner", () => {
   it.each([
     ["a wrong password", (p: { username: string }) => ({ username: p.username, password: "wrong-password" })],
     ["an unknown user name", () => ({ username: "nobody-at-all", password: "whatever-it-is" })],
-  ])("answers 400 invalid_grant for %s", async (_, body) => {
+  ])("answers 400 invalid_grant for %s, with errors[] like every 400", async (_, credentials) => {
     const partner = await createPartner();
-    const res = await call("POST", LOGIN, { body: body(partner) });
+    const res = await call("POST", LOGIN, { body: credentials(partner) });
     expect(res.status).toBe(400);
     expect(await json(res)).toEqual({
       error: "invalid_grant",
       error_description: "the user name or password is wrong",
       requestId: res.headers.get("X-Request-Id"),
+      errors: [{ code: "INVALID_CREDENTIALS", message: "the user name or password is wrong", severity: "ERROR" }],
     });
   });
 
@@ -89,5 +92,66 @@ describe("POST /authentication/v1/partner", () => {
     vi.setSystemTime(new Date("2027-03-02T10:15:00Z"));
     const later = await call("POST", LOGIN, { body: { username: partner.username, password: partner.password } });
     expect(later.status).toBe(200);
+  });
+
+  it("lets at most 5 of 60 parallel wrong passwords for one user name reach the password check", async () => {
+    const partner = await createPartner();
+    const answers = await Promise.all(
+      Array.from({ length: 60 }, () =>
+        call("POST", LOGIN, { body: { username: partner.username, password: "wrong" } }),
+      ),
+    );
+    const statuses = answers.map((r) => r.status);
+    expect(statuses.filter((s) => s === 400)).toHaveLength(5);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(55);
+    for (const refused of answers.filter((r) => r.status === 429)) {
+      expect(Number(refused.headers.get("Retry-After"))).toBeGreaterThan(0);
+    }
+    // The right password is refused too now: the throttle holds before the password is looked at.
+    expect((await call("POST", LOGIN, { body: body(partner) })).status).toBe(429);
+  });
+
+  it("holds the limit across any 15 minutes: no burst at a window boundary", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    const t0 = Date.UTC(2027, 2, 2, 10, 14);
+    const partner = await createPartner();
+    const attempt = async (offsetMs: number) => {
+      vi.setSystemTime(t0 + offsetMs);
+      return (await call("POST", LOGIN, { body: { username: partner.username, password: "wrong" } })).status;
+    };
+    // Four failures in the first minute, the fifth just before a quarter hour, the next just after it.
+    for (const at of [0, 10_000, 20_000, 30_000, 59_000]) expect(await attempt(at)).toBe(400);
+    expect(await attempt(61_000)).toBe(429);
+    expect(await attempt(15 * 60_000 - 1)).toBe(429);
+    // Fifteen minutes after the first failure it no longer counts: one more guess, and no more.
+    expect(await attempt(15 * 60_000)).toBe(400);
+    expect(await attempt(15 * 60_000 + 1)).toBe(429);
+  });
+
+  it("does not count a successful login against the limit", async () => {
+    const partner = await createPartner();
+    for (let i = 0; i < 4; i++) {
+      expect((await call("POST", LOGIN, { body: { username: partner.username, password: "wrong" } })).status).toBe(400);
+    }
+    for (let i = 0; i < 3; i++) expect((await call("POST", LOGIN, { body: body(partner) })).status).toBe(200);
+    expect((await call("POST", LOGIN, { body: { username: partner.username, password: "wrong" } })).status).toBe(400);
+    expect((await call("POST", LOGIN, { body: body(partner) })).status).toBe(429);
+  });
+
+  it("limits failed logins per client address too, whatever the user names", async () => {
+    const address = { "CF-Connecting-IP": "198.51.100.77" };
+    for (let i = 0; i < 20; i++) {
+      const res = await call("POST", LOGIN, { body: { username: `nobody-${i}`, password: "wrong" }, headers: address });
+      expect(res.status).toBe(400);
+    }
+    const partner = await createPartner();
+    const refused = await call("POST", LOGIN, { body: body(partner), headers: address });
+    expect(refused.status).toBe(429);
+    expect(await json(refused)).toMatchObject({ error: "rate_limit_exceeded" });
+    const elsewhere = await call("POST", LOGIN, {
+      body: body(partner),
+      headers: { "CF-Connecting-IP": "198.51.100.78" },
+    });
+    expect(elsewhere.status).toBe(200);
   });
 });

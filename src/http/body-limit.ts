@@ -1,0 +1,32 @@
+import { bodyLimit } from "hono/body-limit";
+import { createMiddleware } from "hono/factory";
+import type { HonoEnv } from "../env";
+import { ApiError } from "./errors";
+
+/** 10 MB as the contract counts it. */
+export const MAX_BODY_BYTES = 10 * 1024 * 1024;
+
+const limit = bodyLimit({
+  maxSize: MAX_BODY_BYTES,
+  onError: () => {
+    throw new ApiError("request_too_large", `request body exceeds ${MAX_BODY_BYTES} bytes`);
+  },
+});
+
+/**
+ * 413 over 10 MB, by Content-Length or counted while a streamed body arrives. A stream that breaks
+ * before its end (the client went away, the connection was cut) is the client's fault: 400, so that
+ * logs and metrics do not blame the service, even though the client will not see the answer.
+ */
+export const limitBody = createMiddleware<HonoEnv>(async (c, next) => {
+  let reachedHandler = false;
+  try {
+    await limit(c, async () => {
+      reachedHandler = true;
+      await next();
+    });
+  } catch (error) {
+    if (reachedHandler || error instanceof ApiError) throw error;
+    throw ApiError.of([{ code: "INVALID_REQUEST", message: "the request body could not be read to its end" }]);
+  }
+});

@@ -1,0 +1,69 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { session } from "../../auth/require-session";
+import { now } from "../../clock";
+import { database } from "../../db/client";
+import { anyEventMatching, replayEvents } from "../../db/events";
+import { bearerSecurity, jsonBodyOf, jsonContent, router, writeErrors } from "../../http/openapi";
+import { publish } from "../../notifications/outbox";
+import { DateTimeInput } from "../applications/schema";
+
+/** One call replays at most this many events, oldest first; call again for the rest. */
+export const MAX_REPLAY = 10_000;
+
+const ReplayRequest = z
+  .object({
+    status: z.enum(["FAILED", "DELIVERED"]).default("FAILED").openapi({
+      description: "Which events to send again: FAILED (after an outage) or DELIVERED (to rebuild a receiver's state)",
+    }),
+    from: DateTimeInput.openapi({ description: "Events that occurred at or after this instant" }),
+    to: DateTimeInput.optional().openapi({ description: "… and before this one (default: now)" }),
+    applicationId: z.string().min(1).max(64).optional().openapi({ description: "Only this application's events" }),
+  })
+  .superRefine((request, ctx) => {
+    if (request.to !== undefined && Date.parse(request.to) <= Date.parse(request.from)) {
+      ctx.addIssue({ code: "custom", path: ["to"], message: "must be after from", params: { code: "INVALID_VALUE" } });
+    }
+  })
+  .openapi("ReplayRequest");
+
+const ReplayResult = z
+  .object({
+    replayed: z
+      .number()
+      .int()
+      .openapi({ description: `How many events were put back in delivery (at most ${MAX_REPLAY})` }),
+    more: z.boolean().openapi({ description: "True when more events match: call again to replay them" }),
+  })
+  .openapi("ReplayResult");
+
+const route = createRoute({
+  method: "post",
+  path: "/financing/v1/notifications/replay",
+  tags: ["Notifications"],
+  summary: "Send many notifications again",
+  description: `Puts the partner's events of one status that occurred in a time range (optionally of one application) back in delivery, each with a new retry schedule, oldest first and at most ${MAX_REPLAY} per call; answers 202 with how many. Replaying FAILED events twice sends nothing the second time (they are no longer FAILED); with an \`Idempotency-Key\` a retried call answers its first result. An event being delivered right now is left to that delivery.`,
+  security: bearerSecurity,
+  request: { body: jsonBodyOf(ReplayRequest) },
+  responses: { 202: jsonContent(ReplayResult, "Queued"), ...writeErrors },
+});
+
+export const replayNotifications = router().openapi(route, async (c) => {
+  const { status, from, to, applicationId } = c.req.valid("json");
+  const at = now();
+  const selection = {
+    partnerId: session(c).partnerId,
+    status,
+    from: Date.parse(from),
+    to: to === undefined ? at + 1 : Date.parse(to),
+    applicationId,
+  };
+  const db = database(c.env);
+  const replayed = await replayEvents(db, selection, at, MAX_REPLAY);
+  // Not deferred: events put back but never enqueued would wait for the sweep; they are due now either way.
+  await publish(
+    c.env,
+    replayed.map((eventId) => ({ eventId, due: at })),
+  );
+  const more = replayed.length === MAX_REPLAY && (await anyEventMatching(db, selection, at));
+  return c.json({ replayed: replayed.length, more }, 202);
+});

@@ -1,0 +1,101 @@
+import { env } from "cloudflare:workers";
+import { describe, expect, it, vi } from "vitest";
+import { call, json, signIn } from "../../support/api";
+import { createApplication } from "../../support/factories";
+import { T0, useNotificationHarness } from "../../support/notifications";
+
+useNotificationHarness();
+
+const REPLAY = "/financing/v1/notifications/replay";
+const HOUR = 3_600_000;
+
+function queued() {
+  const calls = vi.spyOn(env.NOTIFICATIONS, "sendBatch").mockResolvedValue(undefined as never);
+  return () => calls.mock.calls.flatMap((c) => [...c[0]].map((m) => (m.body as { eventId: string }).eventId));
+}
+
+async function failedEvent(token: string, occurredAt: number) {
+  const app = await createApplication(token);
+  const row = await env.DB.prepare(
+    "UPDATE events SET status = 'FAILED', failed_attempts = 13, next_attempt_at = NULL, occurred_at = ? WHERE application_id = ? RETURNING id",
+  )
+    .bind(occurredAt, app.id)
+    .first<{ id: string }>();
+  return row!.id;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+describe("POST /financing/v1/notifications/replay", () => {
+  it("re-sends exactly the partner's FAILED events of the time range, once, with a new schedule", async () => {
+    const { token } = await signIn();
+    const other = await signIn();
+    const inRange = [
+      await failedEvent(token, T0.getTime() - 3 * HOUR),
+      await failedEvent(token, T0.getTime() - 2 * HOUR),
+    ];
+    const tooEarly = await failedEvent(token, T0.getTime() - 10 * HOUR);
+    const othersEvent = await failedEvent(other.token, T0.getTime() - 2 * HOUR);
+    const sentIds = queued();
+    const body = { from: iso(T0.getTime() - 5 * HOUR), to: iso(T0.getTime()) };
+
+    const res = await call("POST", REPLAY, { token, body });
+    expect(res.status).toBe(202);
+    expect(await json(res)).toEqual({ replayed: 2, more: false });
+    expect(sentIds().sort()).toEqual([...inRange].sort());
+    for (const id of inRange) {
+      const row = await env.DB.prepare("SELECT status, failed_attempts, next_attempt_at FROM events WHERE id = ?")
+        .bind(id)
+        .first();
+      expect(row).toEqual({ status: "PENDING", failed_attempts: 0, next_attempt_at: T0.getTime() });
+    }
+    for (const id of [tooEarly, othersEvent]) {
+      const row = await env.DB.prepare("SELECT status FROM events WHERE id = ?").bind(id).first();
+      expect(row).toEqual({ status: "FAILED" });
+    }
+    // Again: nothing FAILED is left in the range, nothing is sent twice.
+    expect(await json(await call("POST", REPLAY, { token, body }))).toEqual({ replayed: 0, more: false });
+    expect(sentIds()).toHaveLength(2);
+  });
+
+  it("answers a retry with the same Idempotency-Key from the first call, sending nothing again", async () => {
+    const { token } = await signIn();
+    await failedEvent(token, T0.getTime() - HOUR);
+    const sentIds = queued();
+    const request = { token, body: { from: iso(T0.getTime() - 2 * HOUR) }, headers: { "Idempotency-Key": "replay-1" } };
+    const first = await call("POST", REPLAY, request);
+    const again = await call("POST", REPLAY, request);
+    expect(await json(again)).toEqual(await json(first));
+    expect(again.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(sentIds()).toHaveLength(1);
+  });
+
+  it("replays at most 10,000 events per call and says when more match", async () => {
+    const { partner, token } = await signIn();
+    const app = await createApplication(token);
+    await env.DB.prepare(
+      `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 10001)
+       INSERT INTO events (id, application_id, partner_id, sequence, state, state_reason, occurred_at, status)
+       SELECT printf('REPLAY%020d', i), ?, ?, i + 1, 'READY', 'READY_TO_SHIP', ?, 'FAILED' FROM n`,
+    )
+      .bind(app.id, partner.id, T0.getTime() - HOUR)
+      .run();
+    const sentIds = queued();
+    const body = { from: iso(T0.getTime() - 2 * HOUR) };
+    expect(await json(await call("POST", REPLAY, { token, body }))).toEqual({ replayed: 10_000, more: true });
+    expect(await json(await call("POST", REPLAY, { token, body }))).toEqual({ replayed: 1, more: false });
+    expect(new Set(sentIds()).size).toBe(10_001);
+  }, 60_000);
+
+  it("refuses a range that ends before it starts, and a status it cannot replay (400)", async () => {
+    const { token } = await signIn();
+    const backwards = await call("POST", REPLAY, {
+      token,
+      body: { from: iso(T0.getTime()), to: iso(T0.getTime() - HOUR) },
+    });
+    expect(backwards.status).toBe(400);
+    expect(await json(backwards)).toMatchObject({ errors: [{ attribute: "to" }] });
+    const pending = await call("POST", REPLAY, { token, body: { from: iso(T0.getTime()), status: "PENDING" } });
+    expect(await json(pending)).toMatchObject({ errors: [{ code: "INVALID_VALUE", attribute: "status" }] });
+  });
+});
