@@ -43,30 +43,53 @@ function extension(filename: string): string {
 }
 
 export interface AcceptedDocument {
+  /** As sent, or named by the document type when the content came alone (`credit_note.pdf`). */
+  filename: string;
   mimeType: string;
   /** Canonical base64 (line breaks removed), as stored. */
   content: string;
   size: number;
 }
 
+/** What the first bytes of a file sent without a name say it is, read off its base64. */
+const SIGNATURES: [prefix: string, extension: string][] = [
+  ["JVBERi0", "pdf"],
+  ["iVBORw0KGgo", "png"],
+  ["/9j/", "jpg"],
+  ["R0lGODdh", "gif"],
+  ["R0lGODlh", "gif"],
+];
+
 /**
  * Checks a return document (its content already known to be base64): a type from the extension
- * table, at most 500 kB decoded.
- * The size is computed from the base64 length, so an oversized file is refused without decoding it.
+ * table, at most 500 kB decoded. A file sent without a name (Skip Pay's form) is typed by its first
+ * bytes and named after the document type. The size is computed from the base64 length, so an
+ * oversized file is refused without decoding it.
  */
-export function acceptDocument(file: { filename: string; content: string }): Result<AcceptedDocument> {
-  const type = TYPES[extension(file.filename)];
-  if (!type) {
-    return refused(
-      problem(
-        "FILE_TYPE_NOT_ALLOWED",
-        `file type not accepted; use one of ${Object.keys(TYPES).join(", ")}`,
-        "document.file.filename",
-      ),
-    );
-  }
+export function acceptDocument(
+  documentType: string,
+  file: { filename?: string | undefined; content: string },
+): Result<AcceptedDocument> {
   // Valid base64 by the request schema; line breaks are dropped so that the size can be read off the length.
   const content = file.content.replace(/[\r\n]/g, "");
+  const sniffed = SIGNATURES.find(([prefix]) => content.startsWith(prefix))?.[1];
+  const filename = file.filename ?? (sniffed ? `${documentType.toLowerCase()}.${sniffed}` : undefined);
+  const type = filename === undefined ? undefined : TYPES[extension(filename)];
+  if (!type) {
+    return refused(
+      file.filename === undefined
+        ? problem(
+            "FILE_TYPE_NOT_ALLOWED",
+            "a file sent without a name must be a PDF, PNG, JPEG or GIF; send {filename, content} for other types",
+            "document.file",
+          )
+        : problem(
+            "FILE_TYPE_NOT_ALLOWED",
+            `file type not accepted; use one of ${Object.keys(TYPES).join(", ")}`,
+            "document.file.filename",
+          ),
+    );
+  }
   const size = (content.length / 4) * 3 - (content.endsWith("==") ? 2 : content.endsWith("=") ? 1 : 0);
   if (size > MAX_DOCUMENT_BYTES) {
     return refused(
@@ -77,5 +100,5 @@ export function acceptDocument(file: { filename: string; content: string }): Res
       ),
     );
   }
-  return ok({ mimeType: type.mimeType, content, size });
+  return ok({ filename: filename!, mimeType: type.mimeType, content, size });
 }

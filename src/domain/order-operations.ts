@@ -50,7 +50,6 @@ export interface ReturnRequest {
   document?:
     | {
         type: string;
-        file: { filename: string };
         description?: string | undefined;
         extraData?: { variableSymbol?: string | undefined } | undefined;
         accepted: AcceptedDocument;
@@ -228,7 +227,6 @@ export function planReturn(current: Current, request: ReturnRequest, ctx: PlanCo
         ? {
             document: {
               type: document.type,
-              filename: document.file.filename,
               description: document.description ?? null,
               ...document.accepted,
               variableSymbol: request.variableSymbol ?? document.extraData?.variableSymbol ?? null,

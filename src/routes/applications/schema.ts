@@ -70,7 +70,7 @@ const FraudPreventionData = z
 
 export const Customer = z
   .object({
-    fullName: text(200).optional(),
+    fullName: text(240).optional(),
     firstName: text(100).optional(),
     lastName: text(100).optional(),
     email: z.email("must be an e-mail address").max(254).openapi({ example: "jana.novakova@example.com" }),
@@ -101,15 +101,15 @@ export const Address = z
       .refine((c) => COUNTRIES.has(c), "must be an ISO 3166 alpha-2 country code")
       .optional(),
     streetAddress: text(200).optional(),
-    streetNumber: text(50).optional(),
-    zip: text(20).optional(),
+    streetNumber: text(100).optional(),
+    zip: text(30).optional(),
     addressType: z.enum(ADDRESS_TYPES).optional(),
   })
   .openapi("Address");
 
 export const ItemInput = z
   .object({
-    code: text(100),
+    code: text(200),
     ean: text(64).optional(),
     name: text(255),
     type: z.enum(ITEM_TYPES).default("PHYSICAL"),
@@ -133,12 +133,20 @@ export const OrderContent = z.object({
   items: z.array(ItemInput).min(1, "at least one item is required").max(MAX_ITEMS),
 });
 
+/**
+ * The carrier as the specification gives it, `{carrierId}`, or as Skip Pay's partners send it, the
+ * carrier's name alone (docs/skippay-compatibility.md, P1); kept and answered as `{carrierId}`.
+ */
+const DeliveryCarrierInput = z
+  .union([z.object({ carrierId: text(250) }), text(250).transform((carrierId) => ({ carrierId }))])
+  .openapi({ description: "`{carrierId}`, or the carrier's name as a string (read as `{carrierId}`)" });
+
 export const OrderInput = OrderContent.extend({
-  number: text(64).openapi({ example: "2026-000123" }),
-  reservationDate: DateTimeInput.optional(),
+  number: text(100).openapi({ example: "2026-000123" }),
+  reservationDate: DateTimeInput.nullish().transform((v) => v ?? undefined),
   addresses: z.array(Address).max(10).optional(),
   variableSymbols: z.array(VariableSymbol).max(10).default([]),
-  deliveryCarrier: z.object({ carrierId: text(100) }).optional(),
+  deliveryCarrier: DeliveryCarrierInput.nullish().transform((v) => v ?? undefined),
   channel: z.enum(CHANNELS).optional(),
 }).openapi("OrderInput");
 
@@ -164,8 +172,15 @@ export type OrderItemInput = z.infer<typeof ItemInput>;
 
 export const CancelApplicationRequest = z
   .object({
-    reason: z.enum(CANCEL_REASONS).default("APPLICATION_CANCELLED_OTHER"),
-    customReason: text(500).optional(),
+    // null reads as absent: Skip Pay's partners send null for "no reason given".
+    reason: z
+      .enum(CANCEL_REASONS)
+      .nullish()
+      .transform((v) => v ?? "APPLICATION_CANCELLED_OTHER")
+      .openapi({ description: "Default APPLICATION_CANCELLED_OTHER" }),
+    customReason: text(500)
+      .nullish()
+      .transform((v) => v ?? undefined),
   })
   .openapi("CancelApplicationRequest");
 

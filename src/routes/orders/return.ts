@@ -17,7 +17,7 @@ const route = orderOperationRoute({
 
 export const returnOrder = router().openapi(route, async (c) => {
   const body = c.req.valid("json");
-  const accepted = body.document ? acceptDocument(body.document.file) : undefined;
+  const accepted = body.document ? acceptDocument(body.document.type, body.document.file) : undefined;
   if (accepted && !accepted.ok) throw ApiError.of(accepted.problems);
   const request = {
     ...body,

@@ -5,6 +5,12 @@ import { ITEM_TYPES, Money, OrderContent, VariableSymbol, Vat } from "../applica
 /** Standard base64, padded. */
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
+/** File content: base64, line breaks allowed (a URL is not: files travel in the request). */
+const base64Content = z
+  .string()
+  .min(1)
+  .refine((content) => BASE64.test(content.replace(/[\r\n]/g, "")), "must be base64 content (line breaks allowed)");
+
 export const DOCUMENT_TYPES = ["INVOICE", "PROFORMA_INVOICE", "CREDIT_NOTE", "OTHER"] as const;
 
 const identifier = (max: number) => z.string().min(1).max(max);
@@ -12,7 +18,7 @@ const identifier = (max: number) => z.string().min(1).max(max);
 /** Refers to items sent at creation: every identifier given must match exactly (spec rule 3). */
 export const ItemSelector = z
   .object({
-    code: identifier(100).optional(),
+    code: identifier(200).optional(),
     ean: identifier(64).optional(),
     name: identifier(255).optional(),
     type: z.enum(ITEM_TYPES).optional(),
@@ -59,19 +65,24 @@ export const DeliverRequest = SendRequest.extend({
 export const ReturnDocument = z
   .object({
     type: z.enum(DOCUMENT_TYPES),
-    file: z.object({
-      filename: z
-        .string()
-        .min(1)
-        .max(255)
-        // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
-        .regex(/^[^/\\\u0000-\u001f]+$/, "must be a plain file name"),
-      content: z
-        .string()
-        .min(1)
-        .refine((content) => BASE64.test(content.replace(/[\r\n]/g, "")), "must be base64 (line breaks allowed)")
-        .openapi({ description: "Base64 (line breaks allowed); at most 500 kB decoded" }),
-    }),
+    // Skip Pay's partners send the content alone, a string: read as `{content}`, its type taken from its
+    // first bytes (PDF, PNG, JPEG, GIF) and named by the document type (docs/skippay-compatibility.md, P2).
+    file: z.preprocess(
+      (file) => (typeof file === "string" ? { content: file } : file),
+      z
+        .object({
+          filename: z
+            .string()
+            .min(1)
+            .max(255)
+            // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
+            .regex(/^[^/\\\u0000-\u001f]+$/, "must be a plain file name")
+            .optional()
+            .openapi({ description: "Required unless the content is a PDF, PNG, JPEG or GIF" }),
+          content: base64Content.openapi({ description: "Base64 (line breaks allowed); at most 500 kB decoded" }),
+        })
+        .openapi({ description: "`{filename, content}`, or the base64 content alone as a string" }),
+    ),
     description: z.string().max(1000).optional(),
     extraData: z.object({ variableSymbol: VariableSymbol.optional() }).optional(),
   })

@@ -126,4 +126,15 @@ describe("PUT /financing/v1/applications/{id}/cancel", () => {
     }
     expect((await eventsOf(app.id)).map((e) => e.sequence)).toEqual([1, 2]);
   });
+
+  it("reads a null reason (Skip Pay's form) as none given", async () => {
+    const { token } = await signIn();
+    const app = await createApplication(token);
+    const res = await call("PUT", `/financing/v1/applications/${app.id}/cancel`, {
+      token,
+      body: { reason: null, customReason: null },
+    });
+    expect(res.status).toBe(200);
+    expect(await json(res)).toMatchObject({ cancellation: { reason: "APPLICATION_CANCELLED_OTHER" } });
+  });
 });

@@ -216,3 +216,37 @@ describe("a DISCOUNT line on return", () => {
     });
   });
 });
+
+describe("a return document in Skip Pay's shape (the content alone)", () => {
+  it("is typed by its first bytes and named by the document type", async () => {
+    const { token } = await signIn();
+    const id = await approved(token);
+    await put(token, `${app(id)}/order/send`);
+    const res = await put(token, `${app(id)}/order/return`, {
+      items: [{ code: "BK-7" }],
+      document: { type: "CREDIT_NOTE", file: btoa("%PDF-1.4 credit note") },
+    });
+    expect(res.status).toBe(200);
+    const [document] = (await json<OrderView>(res)).documents;
+    expect(document).toMatchObject({ type: "CREDIT_NOTE", filename: "credit_note.pdf" });
+    const download = await call("GET", document!.url, { token });
+    expect(download.headers.get("Content-Type")).toBe("application/pdf");
+  });
+
+  it("is refused when its type cannot be told (422), or when it is a URL instead of content (400)", async () => {
+    const { token } = await signIn();
+    const id = await approved(token);
+    await put(token, `${app(id)}/order/send`);
+    const unknown = await put(token, `${app(id)}/order/return`, {
+      items: [{ code: "BK-7" }],
+      document: { type: "INVOICE", file: btoa("MZ executable") },
+    });
+    expect((await expect422(unknown, "FILE_TYPE_NOT_ALLOWED")).errors[0]).toMatchObject({ attribute: "document.file" });
+    const url = await put(token, `${app(id)}/order/return`, {
+      items: [{ code: "BK-7" }],
+      document: { type: "INVOICE", file: "https://www.partner.example/file?id=12345" },
+    });
+    expect(url.status).toBe(400);
+    expect(await json(url)).toMatchObject({ errors: [{ code: "INVALID_VALUE", attribute: "document.file.content" }] });
+  });
+});
