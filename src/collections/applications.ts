@@ -40,7 +40,7 @@ export const applicationsCollection = {
     state: enumFilter(applications.state, APPLICATION_STATES),
     stateReason: enumFilter(applications.stateReason, STATE_REASONS),
     type: enumFilter(applications.type, FINANCING_TYPES),
-    orderNumber: columnFilter(applications.orderNumber, OPERATORS, textValue(64)),
+    orderNumber: columnFilter(applications.orderNumber, OPERATORS, textValue(100)),
     variableSymbol: listMemberFilter(applications.variableSymbols, variableSymbolValue),
     customerEmail: columnFilter(applications.customerEmail, EQUALITY_OPERATORS, emailValue),
     createdAt: instantFilter(applications.createdAt),
