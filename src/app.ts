@@ -11,7 +11,7 @@ import { ApiError, errorBody } from "./http/errors";
 import { idempotency } from "./http/idempotency";
 import { jsonBody } from "./http/json-body";
 import { logRequest } from "./http/log";
-import { router } from "./http/openapi";
+import { registerOpenApiComponents, router } from "./http/openapi";
 import { rateLimitAndSession } from "./rate-limit/client";
 import { cancelApplication } from "./routes/applications/cancel";
 import { createApplication } from "./routes/applications/create";
@@ -25,6 +25,7 @@ import { listPartnerNotifications } from "./routes/notifications/delivery-log";
 import { listNotifications } from "./routes/notifications/list";
 import { replayNotifications } from "./routes/notifications/replay";
 import { resendNotification } from "./routes/notifications/resend";
+import { notificationWebhook } from "./routes/notifications/webhook";
 import { cancelOrderItems } from "./routes/orders/cancel-items";
 import { changeOrder } from "./routes/orders/change";
 import { deliverOrder } from "./routes/orders/deliver";
@@ -32,7 +33,7 @@ import { returnOrder } from "./routes/orders/return";
 import { sendOrder } from "./routes/orders/send";
 import { createRefund } from "./routes/refunds/create";
 import { listRefunds } from "./routes/refunds/list";
-import { renderDocs } from "./routes/system/docs";
+import { docsPage } from "./routes/system/docs";
 import { health } from "./routes/system/health";
 
 const OPENAPI = {
@@ -40,10 +41,37 @@ const OPENAPI = {
   info: {
     title: "Financing Partner API",
     version: "1.0.0",
+    summary: "Financing applications for your customers' orders: create, decide at our gateway, then manage the order.",
     description:
-      "Create and manage customer financing applications (DEFERRED_PAYMENT, PAY_IN_THREE). Every error has the shape {error, error_description, requestId, errors?}.",
+      "Create and manage customer financing applications (DEFERRED_PAYMENT, PAY_IN_THREE). Every error has the shape {error, error_description, requestId, errors?}; every response carries X-Request-Id and the X-Rate-Limit-* headers. Notifications of every state change are described under webhooks.",
+    contact: { name: "Partner support", email: "partners@example.com" },
+    license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
   },
+  servers: [
+    {
+      url: "https://financing-partner-api.{account}.workers.dev",
+      description: "Deployed (or the origin in PUBLIC_BASE_URL)",
+      variables: {
+        account: { default: "your-account", description: "The Cloudflare account's workers.dev subdomain" },
+      },
+    },
+    { url: "http://127.0.0.1:8787", description: "Local development (npm start)" },
+  ],
+  tags: [
+    { name: "Authentication", description: "Log in for a bearer token (7200 s); revoke it." },
+    { name: "Applications", description: "Create, read, list and cancel financing applications." },
+    { name: "Orders", description: "Change the order, cancel, send, deliver and return items." },
+    { name: "Refunds", description: "Refunds of any amount up to what is refundable, and their list." },
+    { name: "Documents", description: "Files kept with returns, for their owner." },
+    { name: "Notifications", description: "The delivery log, resending, replaying, and the signing secret." },
+    { name: "System", description: "Health of the service." },
+  ],
 };
+
+/** The OpenAPI 3.1 document of the app, as `GET /openapi.json` serves it (scripts/openapi.ts writes it to a file). */
+export function openApiDocument(app: ReturnType<typeof createApp>) {
+  return app.getOpenAPI31Document(OPENAPI);
+}
 
 export function createApp() {
   const app = router();
@@ -87,9 +115,10 @@ export function createApp() {
   app.route("/", downloadDocument);
   app.route("/", gateway);
 
-  app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", { type: "http", scheme: "bearer" });
+  registerOpenApiComponents(app);
+  app.openAPIRegistry.registerWebhook(notificationWebhook);
   app.doc31("/openapi.json", OPENAPI);
-  app.get("/docs", (c) => c.html(renderDocs(app.getOpenAPI31Document(OPENAPI) as never)));
+  app.get("/docs", docsPage);
 
   app.notFound(() => {
     throw ApiError.notFound("route");

@@ -4,6 +4,8 @@
  */
 import { ok, problem, type Result, refused } from "./result";
 
+export const DOCUMENT_TYPES = ["INVOICE", "PROFORMA_INVOICE", "CREDIT_NOTE", "OTHER"] as const;
+
 /** 500 kB as the contract counts it, after base64 decoding. */
 export const MAX_DOCUMENT_BYTES = 500 * 1024;
 
@@ -32,6 +34,9 @@ const TYPES: Record<string, { mimeType: string; served?: string }> = {
   png: { mimeType: "image/png" },
   gif: { mimeType: "image/gif" },
 };
+
+/** Every media type a download can have. */
+export const SERVED_MEDIA_TYPES = [...new Set(Object.values(TYPES).map((t) => t.served ?? t.mimeType))];
 
 export function servedContentType(filename: string, mimeType: string): string {
   return TYPES[extension(filename)]?.served ?? mimeType;

@@ -1,6 +1,7 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
+import type { ConflictCode, InvalidCode, ProblemCode, RefusalCode } from "../domain/result";
 import type { HonoEnv } from "../env";
-import { ApiError, zodProblems } from "./errors";
+import { ApiError, type ErrorCode, zodProblems } from "./errors";
 
 /**
  * Every router is an OpenAPIHono built here, so that a validation failure of any route (body, query or
@@ -15,56 +16,319 @@ export function router() {
   });
 }
 
+// ---- Headers ---------------------------------------------------------------------------------
+
+const integer = { type: "integer" } as const;
+const text = { type: "string" } as const;
+
+/** Response headers, registered once as components (see `registerOpenApiComponents`). */
+export const RESPONSE_HEADERS = {
+  "X-Request-Id": {
+    description: "Identifies the request; also `requestId` in every error body and in the logs",
+    required: true,
+    schema: text,
+  },
+  "X-Rate-Limit-Limit": { description: "Requests allowed in the current window", required: true, schema: integer },
+  "X-Rate-Limit-Remaining": { description: "Requests left in the current window", required: true, schema: integer },
+  "X-Rate-Limit-Reset": { description: "Seconds until the current window ends", required: true, schema: integer },
+  "Retry-After": { description: "Seconds to wait before trying again", required: true, schema: integer },
+  "WWW-Authenticate": {
+    description: 'The bearer challenge of RFC 6750, e.g. `Bearer realm="financing", error="invalid_token"`',
+    required: true,
+    schema: text,
+  },
+  Location: { description: "The created resource", required: true, schema: { type: "string", format: "uri" } },
+  "Retry-After-When-In-Use": {
+    description: "With IDEMPOTENCY_KEY_IN_USE: seconds until the first request's claim ends",
+    schema: integer,
+  },
+  "Idempotent-Replayed": {
+    description: "`true` when this is the stored answer to an earlier request with the same `Idempotency-Key`",
+    schema: { type: "string", enum: ["true"] as string[] },
+  },
+  "Cache-Control": {
+    description: "`no-store` (or `private, no-store`): the answer holds a secret, or a customer's file",
+    required: true,
+    schema: text,
+  },
+  "Content-Disposition": {
+    description: "`attachment` with an ASCII `filename` and the exact name as `filename*` (RFC 6266, RFC 8187)",
+    required: true,
+    schema: text,
+  },
+} as const;
+
+type HeaderName = keyof typeof RESPONSE_HEADERS;
+
+const ref = (name: HeaderName) => ({ $ref: `#/components/headers/${name}` });
+
+/** Headers every response carries, errors included. */
+const EVERY_RESPONSE: HeaderName[] = [
+  "X-Request-Id",
+  "X-Rate-Limit-Limit",
+  "X-Rate-Limit-Remaining",
+  "X-Rate-Limit-Reset",
+];
+
+/** The response headers of the document: those every response carries, and `names`. */
+/** Components that describe one header where it is optional (the response header is named without the suffix). */
+const headerName = (component: HeaderName) => (component === "Retry-After-When-In-Use" ? "Retry-After" : component);
+
+export const headers = (names: readonly HeaderName[]) =>
+  Object.fromEntries([...EVERY_RESPONSE, ...names].map((name) => [headerName(name), ref(name)]));
+
+// ---- Bodies ----------------------------------------------------------------------------------
+
+const ErrorDetailSchema = z
+  .object({
+    code: z.string().openapi({ example: "INVALID_VALUE" }),
+    message: z.string(),
+    severity: z.literal("ERROR"),
+    attribute: z.string().optional().openapi({ example: "order.items[0].totalPrice.amount" }),
+  })
+  .openapi("ErrorDetail");
+
+/** The contract's error envelope (CONTRACT 2). */
 export const ErrorSchema = z
   .object({
     error: z.string().openapi({ example: "invalid_request" }),
     error_description: z.string(),
     requestId: z.string(),
-    errors: z
-      .array(
-        z.object({
-          code: z.string().openapi({ example: "INVALID_VALUE" }),
-          message: z.string(),
-          severity: z.literal("ERROR"),
-          attribute: z.string().optional().openapi({ example: "order.items[0].totalPrice.amount" }),
-        }),
-      )
-      .optional(),
+    errors: z.array(ErrorDetailSchema).optional(),
   })
   .openapi("Error");
 
-const error = (description: string) => ({ description, content: { "application/json": { schema: ErrorSchema } } });
+/** The envelope of one status: which `error` values, and which `errors[].code` values, it can carry. */
+function errorBody(errors: readonly ErrorCode[], codes?: readonly ProblemCode[]) {
+  return z.object({
+    error: z.enum(errors as [ErrorCode, ...ErrorCode[]]),
+    error_description: z.string(),
+    requestId: z.string(),
+    ...(codes
+      ? { errors: z.array(ErrorDetailSchema.extend({ code: z.enum(codes as [ProblemCode, ...ProblemCode[]]) })) }
+      : {}),
+  });
+}
 
-/** The failures every partner route can answer, merged into each route's own responses. */
-export const commonErrors = {
-  400: error("Malformed request: `errors[]` names each problem"),
-  401: error("Access token missing (`invalid_request`) or invalid/expired (`invalid_token`)"),
-  404: error("Unknown resource, or one of another partner"),
-  429: error("Call quota exceeded (`Retry-After` tells when to try again)"),
-} as const;
+const example = (error: ErrorCode, description: string, detail?: { code: ProblemCode; attribute?: string }) => ({
+  error,
+  error_description: detail?.attribute ? `${detail.attribute}: ${description}` : description,
+  requestId: "8f14e45f-ceea-467e-a53b-2f6a1d3c1a9e",
+  ...(detail ? { errors: [{ message: description, severity: "ERROR", ...detail }] } : {}),
+});
+
+function failure(
+  description: string,
+  errors: readonly ErrorCode[],
+  sample: ReturnType<typeof example>,
+  extraHeaders: readonly HeaderName[] = [],
+  codes?: readonly ProblemCode[],
+) {
+  return {
+    description,
+    headers: headers(extraHeaders),
+    content: { "application/json": { schema: errorBody(errors, codes), example: sample } },
+  };
+}
+
+/** Problems any request with a body or a query can have. */
+const ALWAYS_INVALID: InvalidCode[] = [
+  "REQUIRED",
+  "INVALID_VALUE",
+  "UNKNOWN_PARAMETER",
+  "MALFORMED_JSON",
+  "INVALID_REQUEST",
+];
+
+export interface FailureSpec {
+  /** Takes a JSON body: 413 and 415. */
+  body?: boolean;
+  /** A POST or PUT under /financing/v1: `Idempotency-Key` and its 409 and 422. */
+  idempotent?: boolean;
+  /** Behind a bearer token (401). Default true. */
+  session?: boolean;
+  /** Refers to a resource by id (404 when unknown). Default true. */
+  lookup?: boolean;
+  /** 400 codes of this operation beyond the ones every request can have. */
+  invalid?: InvalidCode[];
+  /** 422 codes of the business rules this operation applies. */
+  refusals?: RefusalCode[];
+  /** Changes an application through its guarded write, so that a storm of writes can end in 409. */
+  guarded?: boolean;
+}
 
 /**
- * What every POST and PUT of the partner API can answer besides: the body limits, and 409 when an
- * Idempotency-Key is still in flight or concurrent writes to one application won every retry.
+ * Every failure an operation can answer, each with the contract's envelope (the `error` values and
+ * `errors[].code` values of that status as enums), the headers it carries and an example.
  */
-export const writeErrors = {
-  ...commonErrors,
-  409: error("A retry with the same `Idempotency-Key` is still in flight, or concurrent writes won every retry"),
-  413: error("Body over 10 MB"),
-  415: error("A non-empty body that is not JSON"),
-} as const;
+export function failures(spec: FailureSpec = {}) {
+  const { body = false, idempotent = false, session = true, lookup = true } = spec;
+  const conflicts: ConflictCode[] = [
+    ...(spec.guarded ? ["CONCURRENT_MODIFICATION" as const] : []),
+    "IDEMPOTENCY_KEY_IN_USE",
+  ];
+  const refusals: RefusalCode[] = [
+    ...(spec.refusals ?? []),
+    ...(idempotent ? ["IDEMPOTENCY_KEY_REUSED" as const] : []),
+  ];
+  const invalid: InvalidCode[] = [...ALWAYS_INVALID, ...(spec.invalid ?? [])];
+  return {
+    400: failure(
+      invalid.includes("INVALID_CREDENTIALS")
+        ? "The request is malformed (`invalid_request`), or the user name or password is wrong (`invalid_grant`)"
+        : "The request is malformed or inconsistent: `errors[]` names each problem at its attribute",
+      invalid.includes("INVALID_CREDENTIALS") ? ["invalid_request", "invalid_grant"] : ["invalid_request"],
+      example("invalid_request", "must be an integer", { code: "INVALID_VALUE", attribute: "totalPrice.amount" }),
+      [],
+      invalid,
+    ),
+    ...(session
+      ? {
+          401: failure(
+            "The access token is missing (`invalid_request`) or invalid or expired (`invalid_token`)",
+            ["invalid_request", "invalid_token"],
+            example("invalid_token", "the access token is invalid or has expired"),
+            ["WWW-Authenticate"],
+          ),
+        }
+      : {}),
+    403: failure(
+      "Plain HTTP where HTTPS is required",
+      ["https_required"],
+      example("https_required", "requests must use HTTPS"),
+    ),
+    ...(lookup
+      ? {
+          404: failure(
+            "No such resource, or one of another partner (never 403: existence is not revealed)",
+            ["not_found"],
+            example("not_found", "application not found"),
+          ),
+        }
+      : {}),
+    ...(idempotent
+      ? {
+          409: failure(
+            "A request with the same `Idempotency-Key` is still running (retry after `Retry-After`), or concurrent writes to the application won every retry",
+            ["conflict"],
+            example("conflict", "retry when the first request has finished", {
+              code: "IDEMPOTENCY_KEY_IN_USE",
+              attribute: "Idempotency-Key",
+            }),
+            ["Retry-After-When-In-Use"],
+            conflicts,
+          ),
+        }
+      : {}),
+    ...(body
+      ? {
+          413: failure(
+            "The body is over 10 MB",
+            ["request_too_large"],
+            example("request_too_large", "request body exceeds 10485760 bytes"),
+          ),
+          415: failure(
+            "A non-empty body that is not JSON",
+            ["unsupported_media_type"],
+            example("unsupported_media_type", "request body must be JSON (Content-Type: application/json)"),
+          ),
+        }
+      : {}),
+    ...(refusals.length > 0
+      ? {
+          422: failure(
+            "A business rule refuses the request: `errors[].code` says which",
+            ["unprocessable"],
+            example("unprocessable", "a refund of 900 exceeds the 800 still refundable", {
+              code: refusals[0]!,
+              attribute: "totalPrice.amount",
+            }),
+            [],
+            refusals,
+          ),
+        }
+      : {}),
+    429: failure(
+      "The call quota is spent; `Retry-After` says when to try again",
+      ["rate_limit_exceeded"],
+      example("rate_limit_exceeded", "call quota exceeded; retry after the period resets"),
+      ["Retry-After"],
+    ),
+    500: failure(
+      "A fault of ours, never of the request; quote the `requestId`",
+      ["server_error"],
+      example("server_error", "internal error; quote the requestId when reporting it"),
+    ),
+    503: failure(
+      "The database or the rate limiter is overloaded or briefly unavailable: nothing was done, retry after `Retry-After`",
+      ["service_unavailable"],
+      example("service_unavailable", "the service is briefly overloaded; retry after the time in Retry-After"),
+      ["Retry-After"],
+    ),
+  } as const;
+}
 
-export const unprocessable = error("A business rule refused the request: `errors[].code` says which");
+// ---- Successes and requests ------------------------------------------------------------------
+
+/**
+ * An optional request field with a default. Written as optional-then-filled rather than zod's
+ * `.default()`: the document then says the field may be left out, instead of listing a `default`
+ * that client generators (openapi-typescript) read as "always present" and so demand.
+ */
+export const withDefault = <T extends z.ZodType>(schema: T, value: z.output<T>, description?: string) =>
+  schema
+    .optional()
+    .transform((v) => v ?? value)
+    .openapi({ description: `${description ? `${description}. ` : ""}Default: ${JSON.stringify(value)}` });
+
+/** A JSON answer with its example, the headers every response carries and `extra` ones. */
+export const jsonContent = <T extends z.ZodType>(
+  schema: T,
+  description: string,
+  sample: unknown,
+  extra: readonly HeaderName[] = [],
+) => ({
+  description,
+  headers: headers(extra),
+  content: { "application/json": { schema, example: sample } },
+});
+
+/** The answer of a write: a replay of it says so in `Idempotent-Replayed`. */
+export const writeContent = <T extends z.ZodType>(
+  schema: T,
+  description: string,
+  sample: unknown,
+  extra: readonly HeaderName[] = [],
+) => jsonContent(schema, description, sample, [...extra, "Idempotent-Replayed"]);
+
+/** A bodiless answer (204) with the headers every response carries. */
+export const emptyContent = (description: string) => ({ description, headers: headers([]) });
+
+/** Request bodies are always validated; an empty body validates as `{}`. */
+export const jsonBodyOf = <T extends z.ZodType>(schema: T, sample: unknown) => ({
+  required: true,
+  content: { "application/json": { schema, example: sample } },
+});
+
+/** The `Idempotency-Key` request header of every POST and PUT under /financing/v1 (CONTRACT 1). */
+export const IdempotencyHeaders = z.object({
+  "Idempotency-Key": z.string().min(1).max(255).optional().openapi({
+    description:
+      "Makes the request safe to retry: the same key with the same request within 24 hours answers the first answer again (`Idempotent-Replayed: true`) without doing the work twice.",
+    example: "order-2026-000123-send-1",
+  }),
+});
 
 export const bearerSecurity = [{ bearerAuth: [] }];
 
-export const jsonContent = <T extends z.ZodType>(schema: T, description: string) => ({
-  description,
-  content: { "application/json": { schema } },
-});
-
-/** Request bodies are always validated; an empty body validates as `{}`. */
-export const jsonBodyOf = <T extends z.ZodType>(schema: T) => ({
-  required: true,
-  content: { "application/json": { schema } },
-});
+/** The document's shared parts: header components and the security scheme. */
+export function registerOpenApiComponents(app: ReturnType<typeof router>) {
+  for (const [name, header] of Object.entries(RESPONSE_HEADERS)) {
+    app.openAPIRegistry.registerComponent("headers", name, header);
+  }
+  app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
+    type: "http",
+    scheme: "bearer",
+    description: "The `accessToken` of `POST /authentication/v1/partner`, valid for 7200 seconds",
+  });
+}

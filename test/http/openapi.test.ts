@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { call, json } from "../support/api";
+import { exampleProblems } from "../support/openapi-check";
 
 describe("the OpenAPI document", () => {
   it("GET /openapi.json is an OpenAPI 3.1 document listing login and health", async () => {
@@ -27,6 +28,64 @@ describe("the OpenAPI document", () => {
     expect(writes).toHaveLength(11);
     for (const { route, statuses } of writes) {
       expect({ route, statuses }).toEqual({ route, statuses: expect.arrayContaining(["409", "413", "415"]) });
+    }
+  });
+
+  it("has an example for every request body and JSON response, each valid against its own schema", () => {
+    expect(exampleProblems()).toEqual([]);
+  });
+
+  it("names every operation in the partner's words, tags it, and declares its security", async () => {
+    const doc = await json<{
+      tags: { name: string; description: string }[];
+      paths: Record<string, Record<string, { operationId?: string; tags?: string[]; security?: unknown[] }>>;
+      webhooks: Record<string, unknown>;
+      servers: unknown[];
+    }>(await call("GET", "/openapi.json"));
+    const operations = Object.values(doc.paths).flatMap((methods) => Object.values(methods));
+    const ids = operations.map((o) => o.operationId);
+    expect(ids.every((id) => typeof id === "string" && /^[a-z][A-Za-z]+$/.test(id))).toBe(true);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toEqual(
+      expect.arrayContaining([
+        "createApplication",
+        "getApplication",
+        "listApplications",
+        "cancelItems",
+        "createRefund",
+      ]),
+    );
+    const tagged = new Set(doc.tags.map((t) => t.name));
+    expect(operations.every((o) => o.tags?.length === 1 && tagged.has(o.tags[0]!))).toBe(true);
+    expect(doc.tags.every((t) => t.description.length > 0)).toBe(true);
+    expect(operations.every((o) => Array.isArray(o.security))).toBe(true);
+    expect(Object.keys(doc.webhooks)).toEqual(["applicationStateChanged"]);
+    expect(doc.servers.length).toBeGreaterThan(0);
+  });
+
+  it("declares Idempotency-Key on every write and the 422 codes of each refusing operation as an enum", async () => {
+    // The error detail of a 422: the shared ErrorDetail narrowed to the operation's own codes.
+    type Refusal = {
+      content: Record<string, { schema: { properties: { errors: { items: { allOf: CodeEnum[] } } } } }>;
+    };
+    type CodeEnum = { properties?: { code?: { enum?: string[] } } };
+    const doc = await json<{
+      paths: Record<
+        string,
+        Record<string, { parameters?: { name: string; in: string }[]; responses: Record<string, Refusal> }>
+      >;
+    }>(await call("GET", "/openapi.json"));
+    for (const [path, methods] of Object.entries(doc.paths)) {
+      for (const [method, operation] of Object.entries(methods)) {
+        if (!path.startsWith("/financing/") || (method !== "post" && method !== "put")) continue;
+        expect(
+          operation.parameters?.some((p) => p.name === "Idempotency-Key" && p.in === "header"),
+          `${method} ${path}`,
+        ).toBe(true);
+        const refusal = operation.responses["422"]?.content["application/json"]?.schema.properties.errors.items;
+        const codes = refusal?.allOf[1]?.properties?.code?.enum;
+        expect(codes, `${method} ${path}`).toContain("IDEMPOTENCY_KEY_REUSED");
+      }
     }
   });
 });

@@ -4,6 +4,7 @@ import { createApp } from "../../src/app";
 import { hashPassword, newSigningSecret, randomSecret, sealSecret } from "../../src/auth/crypto";
 import type { Env } from "../../src/config";
 import { newId } from "../../src/ids";
+import { expectDocumented } from "./openapi-check";
 
 export const BASE = "http://api.test";
 
@@ -34,10 +35,16 @@ export async function call(method: string, path: string, options: CallOptions = 
  * variables overriding the environment (waiting for its waitUntil work, as the runtime would).
  */
 export async function send(url: string, init: RequestInit, vars?: Partial<Env>): Promise<Response> {
-  if (!vars) return SELF.fetch(url, init);
-  const ctx = createExecutionContext();
-  const res = await createApp().request(url, init, { ...env, ...vars }, ctx);
-  await waitOnExecutionContext(ctx);
+  let res: Response;
+  if (vars) {
+    const ctx = createExecutionContext();
+    res = await createApp().request(url, init, { ...env, ...vars }, ctx);
+    await waitOnExecutionContext(ctx);
+  } else {
+    res = await SELF.fetch(url, init);
+  }
+  // Every answer the suite receives must be the one the OpenAPI document promises.
+  await expectDocumented(init.method ?? "GET", url, res);
   return res;
 }
 

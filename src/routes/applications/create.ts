@@ -13,13 +13,15 @@ import { orderConsistencyProblems } from "../../domain/money";
 import { newLines } from "../../domain/order-lines";
 import { merchantUrlProblems } from "../../domain/url-safety";
 import { ApiError } from "../../http/errors";
-import { bearerSecurity, jsonBodyOf, jsonContent, router, writeErrors } from "../../http/openapi";
+import { bearerSecurity, failures, IdempotencyHeaders, jsonBodyOf, router, writeContent } from "../../http/openapi";
 import { newId } from "../../ids";
 import { publish } from "../../notifications/outbox";
+import examples from "../examples.json";
 import { presentApplication, presentContext } from "./present";
 import { Application, CreateApplicationRequest } from "./schema";
 
 const route = createRoute({
+  operationId: "createApplication",
   method: "post",
   path: "/financing/v1/applications",
   tags: ["Applications"],
@@ -27,11 +29,30 @@ const route = createRoute({
   description:
     "Creates the application in state PROCESSING / PROCESSING_REDIRECT_NEEDED and answers 201 with it, a `Location` header and `gatewayRedirectUrl`, where the customer is to be sent. A request matching one of the last 20 minutes on type, total amount and currency, order number and variable symbols (in order) answers 200 with that earlier application and creates nothing. Amounts must add up: see the 400 codes CURRENCY_MISMATCH, TOTAL_PRICE_MISMATCH, UNIT_PRICE_MISMATCH, VAT_MISMATCH, NEGATIVE_AMOUNT, NON_POSITIVE_TOTAL.",
   security: bearerSecurity,
-  request: { body: jsonBodyOf(CreateApplicationRequest) },
+  request: {
+    headers: IdempotencyHeaders,
+    body: jsonBodyOf(CreateApplicationRequest, examples.createApplicationRequest),
+  },
   responses: {
-    201: jsonContent(Application, "Application created"),
-    200: jsonContent(Application, "Duplicate of an application created less than 20 minutes ago"),
-    ...writeErrors,
+    201: writeContent(Application, "Application created", examples.createdApplication, ["Location"]),
+    200: writeContent(
+      Application,
+      "Duplicate of an application created less than 20 minutes ago",
+      examples.createdApplication,
+    ),
+    ...failures({
+      body: true,
+      idempotent: true,
+      lookup: false,
+      invalid: [
+        "CURRENCY_MISMATCH",
+        "TOTAL_PRICE_MISMATCH",
+        "UNIT_PRICE_MISMATCH",
+        "VAT_MISMATCH",
+        "NEGATIVE_AMOUNT",
+        "NON_POSITIVE_TOTAL",
+      ],
+    }),
   },
 });
 

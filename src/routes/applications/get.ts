@@ -3,11 +3,13 @@ import { session } from "../../auth/require-session";
 import { loadAggregate } from "../../db/applications";
 import { database } from "../../db/client";
 import { ApiError } from "../../http/errors";
-import { bearerSecurity, commonErrors, jsonContent, router } from "../../http/openapi";
+import { bearerSecurity, failures, jsonContent, router } from "../../http/openapi";
+import examples from "../examples.json";
 import { presentApplication, presentContext } from "./present";
 import { Application, ApplicationIdParam } from "./schema";
 
 const route = createRoute({
+  operationId: "getApplication",
   method: "get",
   path: "/financing/v1/applications/{applicationId}",
   tags: ["Applications"],
@@ -16,7 +18,7 @@ const route = createRoute({
     "The application with its state, state reason, customer, and order: lines with their states, the financed total, `refundedPrice` and `refundablePrice`, and documents.",
   security: bearerSecurity,
   request: { params: ApplicationIdParam },
-  responses: { 200: jsonContent(Application, "The application"), ...commonErrors },
+  responses: { 200: jsonContent(Application, "The application", examples.application), ...failures() },
 });
 
 export const getApplication = router().openapi(route, async (c) => {

@@ -7,11 +7,13 @@ import { pageOf, parsePageRequest } from "../../collections/query";
 import { withLinesAndDocuments } from "../../db/applications";
 import { database } from "../../db/client";
 import { orRefuse } from "../../http/errors";
-import { bearerSecurity, commonErrors, jsonContent, router } from "../../http/openapi";
+import { bearerSecurity, failures, jsonContent, router } from "../../http/openapi";
+import examples from "../examples.json";
 import { presentApplication, presentContext } from "./present";
 import { Application } from "./schema";
 
 const route = createRoute({
+  operationId: "listApplications",
   method: "get",
   path: "/financing/v1/applications",
   tags: ["Applications"],
@@ -20,7 +22,10 @@ const route = createRoute({
     "The partner's applications, presented as by GET one, a page at a time: cursor paging with `after`/`before` (ids), `sort`, `filter`. `pagingInfo.nextPage`/`prevPage` are ready-made requests for the neighbouring pages.",
   security: bearerSecurity,
   request: { query: ApplicationsQuery },
-  responses: { 200: jsonContent(pageOf(Application, "ApplicationPage"), "A page of applications"), ...commonErrors },
+  responses: {
+    200: jsonContent(pageOf(Application, "ApplicationPage"), "A page of applications", examples.applicationPage),
+    ...failures({ lookup: false }),
+  },
 });
 
 export const listApplications = router().openapi(route, async (c) => {

@@ -4,7 +4,9 @@
  */
 import { z } from "@hono/zod-openapi";
 import { APPLICATION_STATES, CANCEL_REASONS, LINE_STATES, STATE_REASONS } from "../../domain/application-state";
+import { DOCUMENT_TYPES } from "../../domain/documents";
 import { FINANCING_TYPES } from "../../domain/financing-terms";
+import { withDefault } from "../../http/openapi";
 
 export const ITEM_TYPES = [
   "PHYSICAL",
@@ -112,11 +114,11 @@ export const ItemInput = z
     code: text(200),
     ean: text(64).optional(),
     name: text(255),
-    type: z.enum(ITEM_TYPES).default("PHYSICAL"),
+    type: withDefault(z.enum(ITEM_TYPES), "PHYSICAL"),
     variant: text(255).optional(),
     producer: text(255).optional(),
     categories: z.array(text(255)).max(20).optional(),
-    quantity: z.number().int("must be an integer").min(1).max(1_000_000).default(1),
+    quantity: withDefault(z.number().int("must be an integer").min(1).max(1_000_000), 1),
     unitPrice: Money.optional(),
     totalPrice: Money,
     unitVat: Vat.optional(),
@@ -145,7 +147,7 @@ export const OrderInput = OrderContent.extend({
   number: text(100).openapi({ example: "2026-000123" }),
   reservationDate: DateTimeInput.nullish().transform((v) => v ?? undefined),
   addresses: z.array(Address).max(10).optional(),
-  variableSymbols: z.array(VariableSymbol).max(10).default([]),
+  variableSymbols: withDefault(z.array(VariableSymbol).max(10), []),
   deliveryCarrier: DeliveryCarrierInput.nullish().transform((v) => v ?? undefined),
   channel: z.enum(CHANNELS).optional(),
 }).openapi("OrderInput");
@@ -159,7 +161,11 @@ export const MerchantUrls = z
 export const CreateApplicationRequest = z
   .object({
     type: z.enum(FINANCING_TYPES),
-    agreementTermsAndConditions: z.boolean().default(false),
+    agreementTermsAndConditions: withDefault(
+      z.boolean(),
+      false,
+      "The customer agreed to the terms (else they tick it at the gateway)",
+    ),
     customer: Customer,
     order: OrderInput,
     merchantUrls: MerchantUrls,
@@ -193,21 +199,46 @@ export const ApplicationIdParam = z.object({
 
 // ---- Responses -------------------------------------------------------------------------------
 
-export const OrderItem = ItemInput.extend({
-  state: z.enum(LINE_STATES),
-  sentDate: z.string().optional().openapi({ example: "2026-11-23" }),
-  deliveryDate: z.string().optional(),
-  deliveryTrackingNumber: z.string().optional(),
-}).openapi("OrderItem");
+/** A date-time as the service writes it: `YYYY-MM-DDThh:mm:ss±hh:mm` in the service time zone. */
+export const DateTimeOutput = z.string().openapi({ format: "date-time", example: "2026-11-23T10:15:00+00:00" });
+const DateOutput = z.string().openapi({ format: "date", example: "2026-11-23" });
+
+export const OrderItem = z
+  .object({
+    code: z.string(),
+    ean: z.string().optional(),
+    name: z.string(),
+    type: z.enum(ITEM_TYPES),
+    variant: z.string().optional(),
+    producer: z.string().optional(),
+    categories: z.array(z.string()).optional(),
+    quantity: z.number().int(),
+    unitPrice: Money.optional(),
+    totalPrice: Money,
+    unitVat: Vat.optional(),
+    totalVat: Vat,
+    productUrl: z.url().optional(),
+    state: z.enum(LINE_STATES),
+    sentDate: DateOutput.optional(),
+    deliveryDate: DateOutput.optional(),
+    deliveryTrackingNumber: z.string().optional(),
+  })
+  .openapi("OrderItem");
 
 export const Document = z
-  .object({ id: z.string(), type: z.string(), filename: z.string(), url: z.url(), description: z.string().optional() })
+  .object({
+    id: z.string(),
+    type: z.enum(DOCUMENT_TYPES),
+    filename: z.string(),
+    url: z.url().openapi({ description: "Where the owner downloads it (GET, with the bearer token)" }),
+    description: z.string().optional(),
+  })
   .openapi("Document");
 
 export const Order = z
   .object({
     number: z.string(),
-    reservationDate: z.string().optional(),
+    reservationDate: DateTimeOutput.optional(),
     state: z.enum(LINE_STATES),
     totalPrice: Money.openapi({ description: "Financed total: the items that are not cancelled" }),
     totalVat: z.array(Vat),
@@ -240,7 +271,7 @@ export const Application = z
     merchantUrls: MerchantUrls,
     gatewayRedirectUrl: z.url(),
     cancellation: z.object({ reason: z.enum(CANCEL_REASONS), customReason: z.string().optional() }).optional(),
-    createdAt: z.string().openapi({ example: "2026-11-22T10:15:00+00:00" }),
-    updatedAt: z.string(),
+    createdAt: DateTimeOutput,
+    updatedAt: DateTimeOutput,
   })
   .openapi("Application");

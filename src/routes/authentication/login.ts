@@ -5,8 +5,9 @@ import { config, type Env } from "../../config";
 import { database } from "../../db/client";
 import { partnerByUsername, recordAccessToken } from "../../db/partners";
 import { ApiError, detail } from "../../http/errors";
-import { ErrorSchema, jsonBodyOf, jsonContent, router } from "../../http/openapi";
+import { failures, jsonBodyOf, jsonContent, router } from "../../http/openapi";
 import { limiter, loginAddressSubject, loginSubject, tokenSubject } from "../../rate-limit/client";
+import examples from "../examples.json";
 
 export const TOKEN_LIFETIME_SECONDS = 7200;
 
@@ -20,25 +21,25 @@ const LoginRequest = z
 const LoginResponse = z
   .object({
     accessToken: z.string().min(30).openapi({ description: "Opaque bearer token; send as `Authorization: Bearer …`" }),
-    expiresIn: z.literal(TOKEN_LIFETIME_SECONDS).openapi({ description: "Seconds until the token expires" }),
+    expiresIn: z
+      .literal(TOKEN_LIFETIME_SECONDS)
+      .openapi({ type: "integer", description: "Seconds until the token expires: always 7200" }),
   })
   .openapi("LoginResponse");
 
 const route = createRoute({
+  operationId: "login",
   method: "post",
   path: "/authentication/v1/partner",
   tags: ["Authentication"],
+  security: [],
   summary: "Log in and obtain an access token",
   description:
     "Exchanges the partner's user name and password for a bearer token valid for 7200 seconds. Wrong credentials answer 400 `invalid_grant` (with `errors[]`, code INVALID_CREDENTIALS). Failed logins are limited per user name (default 5 in any 15 minutes) and per client address (default 20): beyond that the login answers 429 with `Retry-After`, before any password is checked.",
-  request: { body: jsonBodyOf(LoginRequest) },
+  request: { body: jsonBodyOf(LoginRequest, examples.loginRequest) },
   responses: {
-    200: jsonContent(LoginResponse, "Token issued"),
-    400: jsonContent(ErrorSchema, "Malformed request, or wrong user name or password (`invalid_grant`)"),
-    429: jsonContent(
-      ErrorSchema,
-      "Too many failed logins for this user name or address, or the address quota is spent",
-    ),
+    200: jsonContent(LoginResponse, "Token issued", examples.loginResponse, ["Cache-Control"]),
+    ...failures({ body: true, session: false, lookup: false, invalid: ["INVALID_CREDENTIALS"] }),
   },
 });
 

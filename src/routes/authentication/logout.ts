@@ -3,10 +3,11 @@ import { requireSession, session } from "../../auth/require-session";
 import { now } from "../../clock";
 import { database } from "../../db/client";
 import { revokeAccessToken } from "../../db/partners";
-import { bearerSecurity, commonErrors, router } from "../../http/openapi";
+import { bearerSecurity, emptyContent, failures, router } from "../../http/openapi";
 import { limiter, tokenSubject } from "../../rate-limit/client";
 
 const route = createRoute({
+  operationId: "revokeAccessToken",
   method: "delete",
   path: "/authentication/v1/partner",
   tags: ["Authentication"],
@@ -15,7 +16,7 @@ const route = createRoute({
     "Ends the token at once (before its 7200 seconds). Answers 204; the token then gets 401 `invalid_token`.",
   security: bearerSecurity,
   middleware: [requireSession] as const,
-  responses: { 204: { description: "Token revoked" }, 401: commonErrors[401] },
+  responses: { 204: emptyContent("Token revoked"), ...failures({ lookup: false }) },
 });
 
 export const logout = router().openapi(route, async (c) => {

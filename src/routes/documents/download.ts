@@ -3,12 +3,13 @@ import { fromBase64 } from "../../auth/crypto";
 import { session } from "../../auth/require-session";
 import { database } from "../../db/client";
 import { findDocument } from "../../db/documents";
-import { servedContentType } from "../../domain/documents";
+import { SERVED_MEDIA_TYPES, servedContentType } from "../../domain/documents";
 import { ApiError } from "../../http/errors";
-import { bearerSecurity, commonErrors, router } from "../../http/openapi";
+import { bearerSecurity, failures, headers, router } from "../../http/openapi";
 import { ApplicationIdParam } from "../applications/schema";
 
 const route = createRoute({
+  operationId: "downloadDocument",
   method: "get",
   path: "/financing/v1/applications/{applicationId}/documents/{documentId}",
   tags: ["Documents"],
@@ -23,7 +24,16 @@ const route = createRoute({
         .openapi({ param: { name: "documentId", in: "path" } }),
     }),
   },
-  responses: { 200: { description: "The file" }, ...commonErrors },
+  responses: {
+    200: {
+      description: "The file, in the media type of its extension (csv and txt as text/plain)",
+      headers: headers(["Content-Disposition", "Cache-Control"]),
+      content: Object.fromEntries(
+        SERVED_MEDIA_TYPES.map((type) => [type, { schema: { type: "string" as const, format: "binary" } }]),
+      ),
+    },
+    ...failures(),
+  },
 });
 
 export const downloadDocument = router().openapi(route, async (c) => {

@@ -5,7 +5,9 @@ import { formatDateTime, now } from "../../clock";
 import { config } from "../../config";
 import { database } from "../../db/client";
 import { replaceSigningSecret } from "../../db/partners";
-import { bearerSecurity, jsonContent, router, writeErrors } from "../../http/openapi";
+import { bearerSecurity, failures, IdempotencyHeaders, router, writeContent } from "../../http/openapi";
+import { DateTimeOutput } from "../applications/schema";
+import examples from "../examples.json";
 
 const SigningSecret = z
   .object({
@@ -13,13 +15,14 @@ const SigningSecret = z
       description: "The new Standard Webhooks signing secret, `whsec_` and base64. Shown only here, only now.",
       example: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
     }),
-    previousSecretExpiresAt: z.string().optional().openapi({
+    previousSecretExpiresAt: DateTimeOutput.optional().openapi({
       description: "Until then notifications carry a second signature, with the secret this one replaces",
     }),
   })
   .openapi("SigningSecret");
 
 const route = createRoute({
+  operationId: "rotateSigningSecret",
   method: "post",
   path: "/financing/v1/notification-secret/rotate",
   tags: ["Notifications"],
@@ -27,7 +30,11 @@ const route = createRoute({
   description:
     "Creates a new signing secret and answers it, once. For the overlap window (24 hours by default) every notification is signed with both the new and the previous secret (two space-separated signatures in `webhook-signature`), so your receivers can switch at their own pace. Send an `Idempotency-Key`: a retried call then answers the same secret instead of rotating again (the stored answer is encrypted).",
   security: bearerSecurity,
-  responses: { 200: jsonContent(SigningSecret, "The new secret"), ...writeErrors },
+  request: { headers: IdempotencyHeaders },
+  responses: {
+    200: writeContent(SigningSecret, "The new secret", examples.signingSecret, ["Cache-Control"]),
+    ...failures({ body: true, idempotent: true, lookup: false }),
+  },
 });
 
 export const rotateSigningSecret = router().openapi(route, async (c) => {

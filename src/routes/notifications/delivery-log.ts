@@ -8,10 +8,12 @@ import { config } from "../../config";
 import { database } from "../../db/client";
 import { attemptsOf } from "../../db/events";
 import { orRefuse } from "../../http/errors";
-import { bearerSecurity, commonErrors, jsonContent, router } from "../../http/openapi";
+import { bearerSecurity, failures, jsonContent, router } from "../../http/openapi";
+import examples from "../examples.json";
 import { Notification, presentNotifications } from "./schema";
 
 const route = createRoute({
+  operationId: "listNotifications",
   method: "get",
   path: "/financing/v1/notifications",
   tags: ["Notifications"],
@@ -21,8 +23,12 @@ const route = createRoute({
   security: bearerSecurity,
   request: { query: NotificationsQuery },
   responses: {
-    200: jsonContent(pageOf(Notification, "PartnerNotificationPage"), "A page of notifications"),
-    ...commonErrors,
+    200: jsonContent(
+      pageOf(Notification, "PartnerNotificationPage"),
+      "A page of notifications",
+      examples.partnerNotificationPage,
+    ),
+    ...failures({ lookup: false }),
   },
 });
 

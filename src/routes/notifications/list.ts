@@ -9,11 +9,13 @@ import { ownsApplication } from "../../db/applications";
 import { database } from "../../db/client";
 import { attemptsOf } from "../../db/events";
 import { ApiError, orRefuse } from "../../http/errors";
-import { bearerSecurity, commonErrors, jsonContent, router } from "../../http/openapi";
+import { bearerSecurity, failures, jsonContent, router } from "../../http/openapi";
 import { ApplicationIdParam } from "../applications/schema";
+import examples from "../examples.json";
 import { Notification, presentNotifications } from "./schema";
 
 const route = createRoute({
+  operationId: "listApplicationNotifications",
   method: "get",
   path: "/financing/v1/applications/{applicationId}/notifications",
   tags: ["Notifications"],
@@ -22,7 +24,10 @@ const route = createRoute({
     "Every state-change event of the application with its delivery status (PENDING, DELIVERED, FAILED) and each attempt (time, HTTP status or error, duration), oldest first.",
   security: bearerSecurity,
   request: { params: ApplicationIdParam, query: PageQuery },
-  responses: { 200: jsonContent(pageOf(Notification, "NotificationPage"), "A page of notifications"), ...commonErrors },
+  responses: {
+    200: jsonContent(pageOf(Notification, "NotificationPage"), "A page of notifications", examples.notificationPage),
+    ...failures(),
+  },
 });
 
 export const listNotifications = router().openapi(route, async (c) => {

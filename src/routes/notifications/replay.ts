@@ -3,18 +3,29 @@ import { session } from "../../auth/require-session";
 import { now } from "../../clock";
 import { database } from "../../db/client";
 import { anyEventMatching, replayEvents } from "../../db/events";
-import { bearerSecurity, jsonBodyOf, jsonContent, router, writeErrors } from "../../http/openapi";
+import {
+  bearerSecurity,
+  failures,
+  IdempotencyHeaders,
+  jsonBodyOf,
+  router,
+  withDefault,
+  writeContent,
+} from "../../http/openapi";
 import { publish } from "../../notifications/outbox";
 import { DateTimeInput } from "../applications/schema";
+import examples from "../examples.json";
 
 /** One call replays at most this many events, oldest first; call again for the rest. */
 export const MAX_REPLAY = 10_000;
 
 const ReplayRequest = z
   .object({
-    status: z.enum(["FAILED", "DELIVERED"]).default("FAILED").openapi({
-      description: "Which events to send again: FAILED (after an outage) or DELIVERED (to rebuild a receiver's state)",
-    }),
+    status: withDefault(
+      z.enum(["FAILED", "DELIVERED"]),
+      "FAILED",
+      "Which events to send again: FAILED (after an outage) or DELIVERED (to rebuild a receiver's state)",
+    ),
     from: DateTimeInput.openapi({ description: "Events that occurred at or after this instant" }),
     to: DateTimeInput.optional().openapi({ description: "… and before this one (default: now)" }),
     applicationId: z.string().min(1).max(64).optional().openapi({ description: "Only this application's events" }),
@@ -37,14 +48,18 @@ const ReplayResult = z
   .openapi("ReplayResult");
 
 const route = createRoute({
+  operationId: "replayNotifications",
   method: "post",
   path: "/financing/v1/notifications/replay",
   tags: ["Notifications"],
   summary: "Send many notifications again",
   description: `Puts the partner's events of one status that occurred in a time range (optionally of one application) back in delivery, each with a new retry schedule, oldest first and at most ${MAX_REPLAY} per call; answers 202 with how many. Replaying FAILED events twice sends nothing the second time (they are no longer FAILED); with an \`Idempotency-Key\` a retried call answers its first result. An event being delivered right now is left to that delivery.`,
   security: bearerSecurity,
-  request: { body: jsonBodyOf(ReplayRequest) },
-  responses: { 202: jsonContent(ReplayResult, "Queued"), ...writeErrors },
+  request: { headers: IdempotencyHeaders, body: jsonBodyOf(ReplayRequest, examples.replayRequest) },
+  responses: {
+    202: writeContent(ReplayResult, "Queued", examples.replayResult),
+    ...failures({ body: true, idempotent: true, lookup: false }),
+  },
 });
 
 export const replayNotifications = router().openapi(route, async (c) => {

@@ -6,11 +6,13 @@ import { ownsApplication } from "../../db/applications";
 import { database } from "../../db/client";
 import { attemptsOf, requeueEvent } from "../../db/events";
 import { ApiError } from "../../http/errors";
-import { bearerSecurity, jsonContent, router, writeErrors } from "../../http/openapi";
+import { bearerSecurity, failures, IdempotencyHeaders, router, writeContent } from "../../http/openapi";
 import { ApplicationIdParam } from "../applications/schema";
+import examples from "../examples.json";
 import { Notification, presentNotifications } from "./schema";
 
 const route = createRoute({
+  operationId: "resendNotification",
   method: "post",
   path: "/financing/v1/applications/{applicationId}/notifications/{eventId}/resend",
   tags: ["Notifications"],
@@ -19,6 +21,7 @@ const route = createRoute({
     "Puts the event back on the queue, whatever its status (a FAILED event gets a new retry schedule; a DELIVERED one is delivered once more). Answers 202 with the event as it is now; follow the delivery in the list.",
   security: bearerSecurity,
   request: {
+    headers: IdempotencyHeaders,
     params: ApplicationIdParam.extend({
       eventId: z
         .string()
@@ -26,7 +29,10 @@ const route = createRoute({
         .openapi({ param: { name: "eventId", in: "path" } }),
     }),
   },
-  responses: { 202: jsonContent(Notification, "Queued"), ...writeErrors },
+  responses: {
+    202: writeContent(Notification, "Queued", examples.notificationPage.data[0]),
+    ...failures({ body: true, idempotent: true }),
+  },
 });
 
 export const resendNotification = router().openapi(route, async (c) => {

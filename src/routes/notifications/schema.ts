@@ -4,6 +4,7 @@ import { DELIVERY_STATUSES, EVENT_TYPES } from "../../collections/notifications"
 import type { AttemptRow } from "../../db/events";
 import type { EventRow } from "../../db/schema";
 import { APPLICATION_STATES, STATE_REASONS } from "../../domain/application-state";
+import { DateTimeOutput } from "../applications/schema";
 
 export const Notification = z
   .object({
@@ -13,16 +14,16 @@ export const Notification = z
     state: z.enum(APPLICATION_STATES),
     stateReason: z.enum(STATE_REASONS),
     sequence: z.number().int(),
-    occurredAt: z.string(),
+    occurredAt: DateTimeOutput,
     status: z.enum(DELIVERY_STATUSES),
-    deliveredAt: z.string().optional(),
-    nextAttemptAt: z.string().optional().openapi({ description: "While PENDING: when the next attempt is due" }),
+    deliveredAt: DateTimeOutput.optional(),
+    nextAttemptAt: DateTimeOutput.optional().openapi({ description: "While PENDING: when the next attempt is due" }),
     failureReason: z.string().optional().openapi({
       description: "Why a FAILED event was given up: a 410 Gone, an unsafe endpoint, or 72 hours without a 2xx",
     }),
     attempts: z.array(
       z.object({
-        attemptedAt: z.string(),
+        attemptedAt: DateTimeOutput,
         httpStatus: z.number().int().optional(),
         error: z.string().optional(),
         durationMs: z.number().int(),

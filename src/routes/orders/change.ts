@@ -3,12 +3,14 @@ import { operate } from "../../applications/operate";
 import { orderConsistencyProblems } from "../../domain/money";
 import { planChange } from "../../domain/order-operations";
 import { ApiError } from "../../http/errors";
-import { bearerSecurity, jsonBodyOf, jsonContent, router, unprocessable, writeErrors } from "../../http/openapi";
+import { bearerSecurity, failures, IdempotencyHeaders, jsonBodyOf, router, writeContent } from "../../http/openapi";
 import { presentApplication, presentContext } from "../applications/present";
 import { Application, ApplicationIdParam } from "../applications/schema";
+import examples from "../examples.json";
 import { ChangeOrderRequest } from "./schema";
 
 const route = createRoute({
+  operationId: "changeOrder",
   method: "put",
   path: "/financing/v1/applications/{applicationId}/order",
   tags: ["Orders"],
@@ -16,11 +18,33 @@ const route = createRoute({
   description:
     "Replaces the order's items and totals (same consistency rules as at creation, same currency). Allowed in PROCESSING and READY while no item is sent or delivered; once approved the total may not rise above the approved total. Refusals (422): ORDER_ALREADY_SENT, APPLICATION_REJECTED, APPLICATION_ALREADY_CANCELLED, TOTAL_PRICE_LIMIT_EXCEEDED, REFUND_LIMIT_EXCEEDED.",
   security: bearerSecurity,
-  request: { params: ApplicationIdParam, body: jsonBodyOf(ChangeOrderRequest) },
+  request: {
+    params: ApplicationIdParam,
+    headers: IdempotencyHeaders,
+    body: jsonBodyOf(ChangeOrderRequest, examples.changeOrderRequest),
+  },
   responses: {
-    200: jsonContent(Application, "The application with the new order"),
-    ...writeErrors,
-    422: unprocessable,
+    200: writeContent(Application, "The application with the new order", examples.changedApplication),
+    ...failures({
+      body: true,
+      idempotent: true,
+      guarded: true,
+      invalid: [
+        "CURRENCY_MISMATCH",
+        "TOTAL_PRICE_MISMATCH",
+        "UNIT_PRICE_MISMATCH",
+        "VAT_MISMATCH",
+        "NEGATIVE_AMOUNT",
+        "NON_POSITIVE_TOTAL",
+      ],
+      refusals: [
+        "ORDER_ALREADY_SENT",
+        "APPLICATION_REJECTED",
+        "APPLICATION_ALREADY_CANCELLED",
+        "TOTAL_PRICE_LIMIT_EXCEEDED",
+        "REFUND_LIMIT_EXCEEDED",
+      ],
+    }),
   },
 });
 

@@ -1,27 +1,46 @@
 import type { z } from "@hono/zod-openapi";
 import { createRoute } from "@hono/zod-openapi";
-import { bearerSecurity, jsonBodyOf, jsonContent, unprocessable, writeErrors } from "../../http/openapi";
+import type { RefusalCode } from "../../domain/result";
+import { bearerSecurity, failures, IdempotencyHeaders, jsonBodyOf, writeContent } from "../../http/openapi";
 import { ApplicationIdParam, OrderWithApplication } from "../applications/schema";
+import examples from "../examples.json";
 
 /** The route of an order operation: PUT with the application id, answering the order with applicationInfo. */
 export function orderOperationRoute<T extends z.ZodType>(options: {
+  operationId: string;
   path: string;
   summary: string;
   description: string;
   body: T;
+  example: unknown;
+  refusals: RefusalCode[];
 }) {
   return createRoute({
+    operationId: options.operationId,
     method: "put",
     path: `/financing/v1/applications/{applicationId}${options.path}`,
     tags: ["Orders"],
     summary: options.summary,
     description: options.description,
     security: bearerSecurity,
-    request: { params: ApplicationIdParam, body: jsonBodyOf(options.body) },
+    request: {
+      params: ApplicationIdParam,
+      headers: IdempotencyHeaders,
+      body: jsonBodyOf(options.body, options.example),
+    },
     responses: {
-      200: jsonContent(OrderWithApplication, "The order after the operation, with applicationInfo"),
-      ...writeErrors,
-      422: unprocessable,
+      200: writeContent(
+        OrderWithApplication,
+        "The order after the operation, with applicationInfo",
+        examples.sentOrder,
+      ),
+      ...failures({
+        body: true,
+        idempotent: true,
+        guarded: true,
+        refusals: options.refusals,
+        invalid: ["CURRENCY_MISMATCH"],
+      }),
     },
   });
 }

@@ -1,5 +1,6 @@
 /** Schemas of the order operations (spec "Cancel order items / Return / Send order items", CONTRACT 5). */
 import { z } from "@hono/zod-openapi";
+import { DOCUMENT_TYPES } from "../../domain/documents";
 import { ITEM_TYPES, Money, OrderContent, VariableSymbol, Vat } from "../applications/schema";
 
 /** Standard base64, padded. */
@@ -10,8 +11,6 @@ const base64Content = z
   .string()
   .min(1)
   .refine((content) => BASE64.test(content.replace(/[\r\n]/g, "")), "must be base64 content (line breaks allowed)");
-
-export const DOCUMENT_TYPES = ["INVOICE", "PROFORMA_INVOICE", "CREDIT_NOTE", "OTHER"] as const;
 
 const identifier = (max: number) => z.string().min(1).max(max);
 

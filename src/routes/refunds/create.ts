@@ -2,12 +2,14 @@ import { createRoute } from "@hono/zod-openapi";
 import { operate } from "../../applications/operate";
 import { config } from "../../config";
 import { planRefund } from "../../domain/order-operations";
-import { bearerSecurity, jsonBodyOf, jsonContent, router, unprocessable, writeErrors } from "../../http/openapi";
+import { bearerSecurity, failures, IdempotencyHeaders, jsonBodyOf, router, writeContent } from "../../http/openapi";
 import { ApplicationIdParam } from "../applications/schema";
+import examples from "../examples.json";
 import { presentRefund } from "./present";
 import { Refund, RefundRequest } from "./schema";
 
 const route = createRoute({
+  operationId: "createRefund",
   method: "post",
   path: "/financing/v1/applications/{applicationId}/refunds",
   tags: ["Refunds"],
@@ -15,8 +17,26 @@ const route = createRoute({
   description:
     "Refunds an arbitrary amount (goodwill, repeated partial refunds) without changing items or order state. Needs state READY. A refund above the order's `refundablePrice` is refused whole; concurrent refunds never exceed it together. Refusals (422): APPLICATION_NOT_READY, APPLICATION_REJECTED, APPLICATION_ALREADY_CANCELLED, REFUND_LIMIT_EXCEEDED.",
   security: bearerSecurity,
-  request: { params: ApplicationIdParam, body: jsonBodyOf(RefundRequest) },
-  responses: { 201: jsonContent(Refund, "The refund"), ...writeErrors, 422: unprocessable },
+  request: {
+    params: ApplicationIdParam,
+    headers: IdempotencyHeaders,
+    body: jsonBodyOf(RefundRequest, examples.refundRequest),
+  },
+  responses: {
+    201: writeContent(Refund, "The refund", examples.refund),
+    ...failures({
+      body: true,
+      idempotent: true,
+      guarded: true,
+      invalid: ["CURRENCY_MISMATCH"],
+      refusals: [
+        "APPLICATION_NOT_READY",
+        "APPLICATION_REJECTED",
+        "APPLICATION_ALREADY_CANCELLED",
+        "REFUND_LIMIT_EXCEEDED",
+      ],
+    }),
+  },
 });
 
 export const createRefund = router().openapi(route, async (c) => {

@@ -9,12 +9,14 @@ import { ownsApplication } from "../../db/applications";
 import { database } from "../../db/client";
 import type { RefundRecord } from "../../domain/plan";
 import { ApiError, orRefuse } from "../../http/errors";
-import { bearerSecurity, commonErrors, jsonContent, router } from "../../http/openapi";
+import { bearerSecurity, failures, jsonContent, router } from "../../http/openapi";
 import { ApplicationIdParam } from "../applications/schema";
+import examples from "../examples.json";
 import { presentRefund } from "./present";
 import { Refund } from "./schema";
 
 const route = createRoute({
+  operationId: "listRefunds",
   method: "get",
   path: "/financing/v1/applications/{applicationId}/refunds",
   tags: ["Refunds"],
@@ -23,7 +25,10 @@ const route = createRoute({
     "Every refund of the application, those created by returns (`origin` RETURN) and directly (REFUND), oldest first, paged like every collection.",
   security: bearerSecurity,
   request: { params: ApplicationIdParam, query: PageQuery },
-  responses: { 200: jsonContent(pageOf(Refund, "RefundPage"), "A page of refunds"), ...commonErrors },
+  responses: {
+    200: jsonContent(pageOf(Refund, "RefundPage"), "A page of refunds", examples.refundPage),
+    ...failures(),
+  },
 });
 
 export const listRefunds = router().openapi(route, async (c) => {

@@ -1,6 +1,6 @@
 /** Schemas of refunds (CONTRACT 5): created directly or by a return. */
 import { z } from "@hono/zod-openapi";
-import { Money, VariableSymbol } from "../applications/schema";
+import { DateTimeOutput, Money, VariableSymbol } from "../applications/schema";
 
 export const RefundRequest = z
   .object({
@@ -17,6 +17,6 @@ export const Refund = z
     totalPrice: Money,
     reason: z.string().optional(),
     variableSymbol: z.string().optional(),
-    createdAt: z.string(),
+    createdAt: DateTimeOutput,
   })
   .openapi("Refund");

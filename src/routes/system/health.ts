@@ -1,16 +1,23 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { ApiError } from "../../http/errors";
-import { ErrorSchema, jsonContent, router } from "../../http/openapi";
+import { failures, jsonContent, router } from "../../http/openapi";
+import examples from "../examples.json";
 
 const route = createRoute({
+  operationId: "getHealth",
   method: "get",
   path: "/v1/health",
   tags: ["System"],
+  security: [],
   summary: "Service health",
-  description: "No token needed. 200 when the database answers, 503 otherwise.",
+  description: "No token needed. 200 when the database answers, 503 (`service_unavailable`) otherwise.",
   responses: {
-    200: jsonContent(z.object({ status: z.literal("OK") }).openapi("Health"), "The service and its database answer"),
-    503: jsonContent(ErrorSchema, "The database does not answer"),
+    200: jsonContent(
+      z.object({ status: z.literal("OK") }).openapi("Health"),
+      "The service and its database answer",
+      examples.health,
+    ),
+    ...failures({ session: false, lookup: false }),
   },
 });
 
@@ -18,7 +25,7 @@ export const health = router().openapi(route, async (c) => {
   try {
     await c.env.DB.prepare("SELECT 1").first();
   } catch {
-    throw new ApiError("service_unavailable", "the database does not answer");
+    throw new ApiError("service_unavailable", "the database does not answer", undefined, { "Retry-After": "5" });
   }
   return c.json({ status: "OK" as const }, 200);
 });

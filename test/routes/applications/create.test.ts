@@ -221,7 +221,7 @@ describe("POST /financing/v1/applications refuses with 400 and stores nothing wh
     [["customer", "phone"], "+420 777 123 456", "customer.phone"],
     [["customer", "fullName"], "", "customer.fullName"],
     [["customer", "fraudPreventionData", "transactionsNumber"], -1, "customer.fraudPreventionData.transactionsNumber"],
-    [["order", "number"], "x".repeat(65), "order.number"],
+    [["order", "number"], "x".repeat(101), "order.number"],
     [["order", "reservationDate"], "2026-11-22T10:15:00", "order.reservationDate"],
     [["order", "reservationDate"], "22.11.2026", "order.reservationDate"],
     [["order", "totalPrice", "amount"], 2000.5, "order.totalPrice.amount"],
