@@ -6,6 +6,10 @@
  * its notification endpoint). Each scenario creates an application through the API, opens the gateway
  * in Chromium, clicks through it, and checks where the customer lands and what the shop is told.
  *
+ * Two more scenarios cover what only a real service shows: the typed client of examples/ runs its
+ * whole flow against it, and the reference page at /docs renders every operation with all requests
+ * to anything but the service refused (its assets are the Worker's own, never a CDN's).
+ *
  * A plain Node script (node:assert, no test runner): it prints one line per scenario and finally
  * `N passed, M failed`, exits non-zero on any failure, and always stops wrangler and the browser.
  */
@@ -18,7 +22,9 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { type Browser, chromium } from "playwright-core";
-import { partnerSql, wrangler } from "../../scripts/lib";
+import { Webhook } from "standardwebhooks";
+import { partnerFlow } from "../../examples/client-flow";
+import { type Credentials, partnerSql, wrangler } from "../../scripts/lib";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const STARTUP_TIMEOUT_MS = 90_000;
@@ -193,7 +199,7 @@ interface World {
   shop: Shop;
   browser: Browser;
   token: string;
-  apiKey: string;
+  credentials: Credentials;
 }
 
 function applicationBody(shop: Shop, type: string, orderNumber: string) {
@@ -235,8 +241,18 @@ function applicationBody(shop: Shop, type: string, orderNumber: string) {
   };
 }
 
-/** The contract's signature check, as a partner implements it. */
-function verifySignature(apiKey: string, notification: Received): void {
+/** Standard Webhooks, as a partner verifies it: with the reference library and the signing secret. */
+function verifyStandardWebhook(signingSecret: string, notification: Received): void {
+  const headers = Object.fromEntries(
+    ["webhook-id", "webhook-timestamp", "webhook-signature"].map((name) => [name, String(notification.headers[name])]),
+  );
+  const verified = new Webhook(signingSecret).verify(notification.body, headers);
+  assert.deepEqual(verified, JSON.parse(notification.body));
+  assert.equal(headers["webhook-id"], JSON.parse(notification.body).eventId);
+}
+
+/** The legacy signature check, as partners who integrated before Standard Webhooks implement it. */
+function verifyLegacySignature(apiKey: string, notification: Received): void {
   const timestamp = notification.headers["x-notification-timestamp"];
   const signature = notification.headers["x-notification-signature"];
   assert.equal(typeof timestamp, "string", "X-Notification-Timestamp is present");
@@ -249,7 +265,7 @@ function verifySignature(apiKey: string, notification: Received): void {
 }
 
 async function confirmsPayInThree(world: World): Promise<void> {
-  const { service, shop, browser, token, apiKey } = world;
+  const { service, shop, browser, token, credentials } = world;
   const orderNumber = `E2E-${Date.now()}`;
   const app = await service.call(
     "POST",
@@ -295,7 +311,8 @@ async function confirmsPayInThree(world: World): Promise<void> {
   const ready = await eventually("a READY notification at the shop", NOTIFICATION_TIMEOUT_MS, () =>
     shop.notifications(id).find((n) => JSON.parse(n.body).state === "READY"),
   );
-  verifySignature(apiKey, ready);
+  verifyStandardWebhook(credentials.signingSecret, ready);
+  verifyLegacySignature(credentials.apiKey, ready);
   const body = JSON.parse(ready.body) as Record<string, unknown>;
   assert.deepEqual(Object.keys(body).sort(), [
     "eventId",
@@ -346,9 +363,65 @@ async function cancelsDeferredPayment(world: World): Promise<void> {
   assert.deepEqual(read.cancellation, { reason: "APPLICATION_CANCELLED_BY_CUSTOMER" });
 }
 
+async function typedClientFlow(world: World): Promise<void> {
+  const { service, shop, credentials } = world;
+  const result = await partnerFlow(service.origin, credentials, shop.origin);
+  assert.equal(result.stateReason, "READY_SHIPPED");
+  assert.equal(result.refundedPrice, 21000, "the returned book (160.00) and the goodwill refund (50.00)");
+  assert.equal(result.refundablePrice, 95000);
+  assert.equal(result.document, "credit note for BK-7");
+  assert.ok(result.listed >= 1);
+  const notified = await eventually("the typed flow's notifications at the shop", NOTIFICATION_TIMEOUT_MS, () => {
+    const received = shop.notifications(result.applicationId);
+    return received.some((n) => JSON.parse(n.body).stateReason === "READY_SHIPPED") ? received : undefined;
+  });
+  for (const notification of notified) verifyStandardWebhook(credentials.signingSecret, notification);
+}
+
+async function referencePage(world: World): Promise<void> {
+  const { service, browser } = world;
+  const document = (await (await fetch(`${service.origin}/openapi.json`)).json()) as {
+    paths: Record<string, Record<string, { summary?: string }>>;
+  };
+  const summaries = Object.values(document.paths).flatMap((operations) =>
+    Object.values(operations).flatMap((operation) => (operation.summary ? [operation.summary] : [])),
+  );
+  assert.ok(summaries.length >= 20, `the document has ${summaries.length} summarised operations`);
+
+  const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+  const elsewhere: string[] = [];
+  // Anything but the service itself (a CDN, fonts, telemetry) is refused and remembered.
+  await page.route(
+    (url) => url.origin !== service.origin,
+    (route) => {
+      elsewhere.push(route.request().url());
+      return route.abort();
+    },
+  );
+  const failures: string[] = [];
+  page.on("pageerror", (error) => failures.push(error.message));
+  try {
+    await page.goto(`${service.origin}/docs`);
+    // Collapsed navigation groups keep their entries in the page, hidden: read the text, not what shows.
+    await page.getByText(summaries[0]!, { exact: true }).first().waitFor({ state: "attached", timeout: 30_000 });
+    const text = (await page.locator("body").textContent()) ?? "";
+    const missing = summaries.filter((summary) => !text.includes(summary));
+    assert.deepEqual(missing, [], "every operation's summary is on the page");
+    assert.deepEqual(failures, [], "the page runs without errors");
+    assert.deepEqual(elsewhere, [], "the page asks nothing of any other origin");
+  } finally {
+    await page.close();
+  }
+}
+
 const SCENARIOS: [string, (world: World) => Promise<void>][] = [
-  ["a customer confirms PAY_IN_THREE: approved page, signed READY notification", confirmsPayInThree],
+  [
+    "a customer confirms PAY_IN_THREE: approved page, READY notification verified by standardwebhooks",
+    confirmsPayInThree,
+  ],
   ["a customer cancels DEFERRED_PAYMENT: rejected page, outcome shown on reopening", cancelsDeferredPayment],
+  ["the typed client (openapi-fetch) runs a partner's whole flow; its notifications verify", typedClientFlow],
+  ["/docs renders every operation from the Worker's own assets, nothing fetched elsewhere", referencePage],
 ];
 
 // ---------------------------------------------------------------------------------------------------
@@ -356,10 +429,11 @@ const SCENARIOS: [string, (world: World) => Promise<void>][] = [
 async function main(): Promise<number> {
   const persistTo = mkdtempSync(path.join(tmpdir(), "financing-e2e-"));
   const pepper = randomBytes(32).toString("hex");
-  const credentials = {
+  const credentials: Credentials = {
     username: "e2e-shop",
     password: randomBytes(18).toString("base64url"),
     apiKey: randomBytes(32).toString("base64url"),
+    signingSecret: `whsec_${randomBytes(32).toString("base64")}`,
   };
   let service: Service | undefined;
   let shop: Shop | undefined;
@@ -389,7 +463,7 @@ async function main(): Promise<number> {
       username: credentials.username,
       password: credentials.password,
     });
-    const world: World = { service, shop, browser, token: login.accessToken as string, apiKey: credentials.apiKey };
+    const world: World = { service, shop, browser, token: login.accessToken as string, credentials };
 
     for (const [name, scenario] of SCENARIOS) {
       try {
