@@ -55,8 +55,9 @@ function offsetAt(ms: number, timeZone: string): number {
     const start = quarter * QUARTER_HOUR_MS;
     const first = zoneOffsetMinutes(start, timeZone);
     offset = first === zoneOffsetMinutes(start + QUARTER_HOUR_MS - 1000, timeZone) ? first : MIXED;
-    // Bounded: a long-lived isolate formatting many distant instants must not grow without end.
-    if (offsetCache.size >= 10_000) offsetCache.clear();
+    // Bounded: a long-lived isolate formatting many distant instants must not grow without end. The
+    // oldest entry goes (a Map iterates in insertion order), so the current quarter hours stay.
+    if (offsetCache.size >= 10_000) offsetCache.delete(offsetCache.keys().next().value!);
     offsetCache.set(key, offset);
   }
   return Number.isNaN(offset) ? zoneOffsetMinutes(ms, timeZone) : offset;

@@ -34,6 +34,7 @@ export interface HitResult extends Quota {
 export class RateLimiter extends DurableObject {
   private readonly sql: SqlStorage;
   private schemaReady = false;
+  private sessionRead = false;
   /**
    * The stored session, read once per instance: this object is its only writer, and every method runs
    * to completion without an await, so the copy cannot go stale (revocation is still exact). It saves
@@ -44,10 +45,13 @@ export class RateLimiter extends DurableObject {
   constructor(ctx: DurableObjectState, env: unknown) {
     super(ctx, env as never);
     this.sql = ctx.storage.sql;
-    this.ensureSchema();
   }
 
-  /** Also after the alarm's deleteAll(), which drops the tables under a still-running instance. */
+  /**
+   * The tables, created by the first write, never by a read: a request with a made-up token reaches the
+   * object named by its hash, and must leave nothing stored there. Also after the alarm's deleteAll(),
+   * which drops the tables under a still-running instance.
+   */
   private ensureSchema(): void {
     if (this.schemaReady) return;
     this.sql.exec(
@@ -59,11 +63,23 @@ export class RateLimiter extends DurableObject {
     this.sql.exec(
       `CREATE TABLE IF NOT EXISTS attempts (id INTEGER PRIMARY KEY AUTOINCREMENT, expires_at INTEGER NOT NULL)`,
     );
-    const row = this.sql
-      .exec<{ partner_id: string; expires_at: number }>(`SELECT partner_id, expires_at FROM session`)
-      .toArray()[0];
-    this.session = row ? { partnerId: row.partner_id, expiresAt: row.expires_at } : null;
     this.schemaReady = true;
+    this.readSession();
+  }
+
+  /** The stored session, if the tables exist at all (they are created together). */
+  private readSession(): void {
+    if (this.sessionRead) return;
+    const exists =
+      this.schemaReady || this.sql.exec(`SELECT 1 FROM sqlite_master WHERE name = 'session'`).toArray().length > 0;
+    const row = exists
+      ? this.sql
+          .exec<{ partner_id: string; expires_at: number }>(`SELECT partner_id, expires_at FROM session`)
+          .toArray()[0]
+      : undefined;
+    this.session = row ? { partnerId: row.partner_id, expiresAt: row.expires_at } : null;
+    this.schemaReady ||= exists;
+    this.sessionRead = true;
   }
 
   /**
@@ -72,9 +88,10 @@ export class RateLimiter extends DurableObject {
    * address instead, and a random token cannot create state here.
    */
   hit(now: number, limit: number, windowSeconds: number, requireSession = false): HitResult {
-    this.ensureSchema();
+    this.readSession();
     const session = this.liveSession(now);
     if (requireSession && !session) return { ...this.quota(now, limit, windowSeconds, 0), session: null };
+    this.ensureSchema();
     const start = windowStart(now, windowSeconds);
     const end = start + windowSeconds * 1000;
     const row = this.sql
@@ -130,7 +147,8 @@ export class RateLimiter extends DurableObject {
   }
 
   revokeSession(): void {
-    this.ensureSchema();
+    this.readSession();
+    if (!this.schemaReady) return;
     this.sql.exec(`DELETE FROM session`);
     this.session = null;
   }
@@ -152,6 +170,7 @@ export class RateLimiter extends DurableObject {
     if (next === null) {
       await this.ctx.storage.deleteAll();
       this.schemaReady = false;
+      this.session = null;
     } else await this.ctx.storage.setAlarm(next);
   }
 

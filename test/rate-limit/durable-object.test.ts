@@ -17,6 +17,18 @@ describe("the token's object", () => {
     expect(JSON.stringify(stored)).not.toContain(token);
   });
 
+  it("stores nothing for a made-up token: no table, no alarm, whatever the request", async () => {
+    const token = "made-up-token-0123456789abcdefghijklmnopqrstu";
+    expect((await call("GET", UNKNOWN_APPLICATION, { token })).status).toBe(401);
+    expect((await call("DELETE", "/authentication/v1/partner", { token })).status).toBe(401);
+    const stub = await tokenObject(token);
+    const tables = await runInDurableObject(stub, (_, s) =>
+      s.storage.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_cf\\_%' ESCAPE '\\'").toArray(),
+    );
+    expect(tables).toEqual([]);
+    expect(await runInDurableObject(stub, (_, s) => s.storage.getAlarm())).toBeNull();
+  });
+
   it("cleans finished windows with its alarm and deletes itself when nothing is left", async () => {
     const { token } = await signIn();
     await call("GET", UNKNOWN_APPLICATION, { vars: QUOTA, token });
