@@ -5,6 +5,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { eq } from "drizzle-orm";
+import { type ApplicationPageRow, applicationsPage } from "../db/applications";
 import { applications } from "../db/schema";
 import { APPLICATION_STATES, STATE_REASONS } from "../domain/application-state";
 import { FINANCING_TYPES } from "../domain/financing-terms";
@@ -27,6 +28,8 @@ const variableSymbolValue = (value: string): Parsed<string> =>
 export const applicationsCollection = {
   table: applications,
   id: applications.id,
+  idKey: "id",
+  read: applicationsPage,
   sortable: {
     createdAt: applications.createdAt,
     updatedAt: applications.updatedAt,
@@ -47,7 +50,7 @@ export const applicationsCollection = {
     updatedAt: instantFilter(applications.updatedAt),
     totalPrice: columnFilter(applications.totalAmount, OPERATORS, integerValue),
   },
-} satisfies Collection<typeof applications>;
+} satisfies Collection<typeof applications, ApplicationPageRow>;
 
 export const partnerScope = (partnerId: string) => eq(applications.partnerId, partnerId);
 

@@ -11,7 +11,9 @@
  * lose rows) and plain text or integers; every sortable attribute wants an index (scope…, attribute, id).
  */
 import type { SQL } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
+import type { Database } from "../db/client";
 
 export const DEFAULT_LIMIT = 20;
 export const MAX_LIMIT = 100;
@@ -38,13 +40,30 @@ export interface Filterable<T = unknown> {
 }
 
 /** What a list offers. Names are the partner's; columns are how they are stored. */
-export interface Collection<TTable extends SQLiteTable = SQLiteTable> {
+/** A page's statement: run alone or in a batch, and readable as SQL (tests read its plan). */
+export type PageQuery<Row> = BatchItem<"sqlite"> & PromiseLike<Row[]> & { toSQL(): { sql: string; params: unknown[] } };
+
+export interface Collection<TTable extends SQLiteTable = SQLiteTable, Row = TTable["$inferSelect"]> {
   table: TTable;
   /** The cursor attribute: unique and NOT NULL; always the last sort key. */
   id: SQLiteColumn;
+  /** The id's property in a row as read. */
+  idKey: string;
   sortable: Record<string, SQLiteColumn>;
   filterable: Record<string, Filterable>;
+  /**
+   * Reads a page with the keyset query's `where`, `orderBy` and `limit`, when the table's own columns
+   * are not the whole item (an application comes with its lines and documents, in the same statement).
+   */
+  read?: (db: Database, where: SQL, orderBy: SQL[], limit: number) => PageQuery<Row>;
 }
+
+/** What a page of the collection holds: what its `read` answers, else its table's rows. */
+export type RowOf<C> = C extends { read: (...args: never[]) => PageQuery<infer Row> }
+  ? Row
+  : C extends { table: infer TTable extends SQLiteTable }
+    ? TTable["$inferSelect"]
+    : never;
 
 export interface SortKey {
   name: string;

@@ -11,6 +11,7 @@ export const EVENT_TYPES = ["APPLICATION_STATE_CHANGED"] as const;
 export const applicationNotificationsCollection = {
   table: events,
   id: events.id,
+  idKey: "id",
   sortable: { id: events.id },
   filterable: {},
 } satisfies Collection<typeof events>;
@@ -25,6 +26,7 @@ export const applicationEvents = (applicationId: string) => eq(events.applicatio
 export const partnerNotificationsCollection = {
   table: events,
   id: events.id,
+  idKey: "id",
   sortable: { id: events.id, occurredAt: events.occurredAt },
   filterable: {
     status: enumFilter(events.status, DELIVERY_STATUSES),

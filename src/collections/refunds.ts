@@ -6,6 +6,7 @@ import type { Collection } from "./collection";
 export const refundsCollection = {
   table: refunds,
   id: refunds.id,
+  idKey: "id",
   sortable: { id: refunds.id },
   filterable: {},
 } satisfies Collection<typeof refunds>;

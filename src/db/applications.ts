@@ -2,12 +2,12 @@
  * Reading the application aggregate (application, order lines, documents) and the guarded batch every
  * write of it is.
  */
-import { and, asc, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { ApplicationState, StateReason } from "../domain/application-state";
 import type { Line } from "../domain/order-lines";
 import { type Database, prepared } from "./client";
-import { type ApplicationRow, applications, documents, orderLines, partners } from "./schema";
+import { type ApplicationRow, applications, partners } from "./schema";
 
 export interface Aggregate {
   application: ApplicationRow & { state: ApplicationState; stateReason: StateReason };
@@ -15,66 +15,46 @@ export interface Aggregate {
   documents: { id: string; type: string; filename: string; description: string | null }[];
 }
 
+/** An application's lines in order and its documents, read with it as JSON subqueries of one statement. */
+const LINES_AND_DOCUMENTS = {
+  lines: { orderBy: (l, { asc }) => [asc(l.position), asc(l.id)] },
+  documents: {
+    columns: { id: true, type: true, filename: true, description: true },
+    orderBy: (d, { asc }) => [asc(d.id)],
+  },
+} satisfies NonNullable<Parameters<Database["query"]["applications"]["findFirst"]>[0]>["with"];
+
 const aggregateQuery = prepared((db) =>
   db.query.applications
     .findFirst({
       where: (a, { and, eq }) =>
         and(eq(a.id, sql.placeholder("applicationId")), eq(a.partnerId, sql.placeholder("partnerId"))),
-      with: {
-        lines: { orderBy: (l, { asc }) => [asc(l.position), asc(l.id)] },
-        documents: {
-          columns: { id: true, type: true, filename: true, description: true },
-          orderBy: (d, { asc }) => [asc(d.id)],
-        },
-      },
+      with: LINES_AND_DOCUMENTS,
     })
     .prepare(),
 );
 
+type Found = NonNullable<Awaited<ReturnType<ReturnType<typeof aggregateQuery>["execute"]>>>;
+
+/** The application with its lines and documents as read in one statement → the aggregate. */
+export function aggregateOf({ lines, documents: docs, ...application }: Found): Aggregate {
+  return { application: application as Aggregate["application"], lines: lines as Line[], documents: docs };
+}
+
 /** The application with its lines and documents in one statement; null when absent or another partner's. */
 export async function loadAggregate(db: Database, partnerId: string, applicationId: string): Promise<Aggregate | null> {
   const found = await aggregateQuery(db).execute({ applicationId, partnerId });
-  if (!found) return null;
-  const { lines, documents: docs, ...application } = found;
-  return {
-    application: application as Aggregate["application"],
-    lines: lines as Line[],
-    documents: docs,
-  };
+  return found ? aggregateOf(found) : null;
 }
 
 /**
- * The aggregates of a page of applications: their lines and documents in one round trip of two
- * queries, not two per item. A page holds at most 100 ids, which D1's 100 bound parameters admit.
+ * A page of applications with their lines and documents in one statement (the list's `read`): the
+ * keyset query's conditions, order and limit on the same relational query as `loadAggregate`.
  */
-export async function withLinesAndDocuments(db: Database, rows: ApplicationRow[]): Promise<Aggregate[]> {
-  if (rows.length === 0) return [];
-  const ids = rows.map((r) => r.id);
-  const [lines, docs] = await db.batch([
-    db
-      .select()
-      .from(orderLines)
-      .where(inArray(orderLines.applicationId, ids))
-      .orderBy(asc(orderLines.applicationId), asc(orderLines.position), asc(orderLines.id)),
-    db
-      .select({
-        applicationId: documents.applicationId,
-        id: documents.id,
-        type: documents.type,
-        filename: documents.filename,
-        description: documents.description,
-      })
-      .from(documents)
-      .where(inArray(documents.applicationId, ids))
-      .orderBy(asc(documents.applicationId), asc(documents.id)),
-  ]);
-  const aggregates = new Map<string, Aggregate>(
-    rows.map((row) => [row.id, { application: row as Aggregate["application"], lines: [], documents: [] }]),
-  );
-  for (const line of lines) aggregates.get(line.applicationId)?.lines.push(line as Line);
-  for (const { applicationId, ...doc } of docs) aggregates.get(applicationId)?.documents.push(doc);
-  return [...aggregates.values()];
-}
+export const applicationsPage = (db: Database, where: SQL, orderBy: SQL[], limit: number) =>
+  db.query.applications.findMany({ where, orderBy, limit, with: LINES_AND_DOCUMENTS });
+
+export type ApplicationPageRow = Found;
 
 /** Whether the application exists and is the partner's. */
 export async function ownsApplication(db: Database, partnerId: string, applicationId: string): Promise<boolean> {

@@ -23,7 +23,9 @@ describe("the token's object", () => {
     expect((await call("DELETE", "/authentication/v1/partner", { token })).status).toBe(401);
     const stub = await tokenObject(token);
     const tables = await runInDurableObject(stub, (_, s) =>
-      s.storage.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_cf\\_%' ESCAPE '\\'").toArray(),
+      s.storage.sql
+        .exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_cf\\_%' ESCAPE '\\'")
+        .toArray(),
     );
     expect(tables).toEqual([]);
     expect(await runInDurableObject(stub, (_, s) => s.storage.getAlarm())).toBeNull();

@@ -4,7 +4,7 @@ import { ApplicationsQuery, applicationsCollection, partnerScope } from "../../c
 import { keysetPage } from "../../collections/keyset";
 import { pagingInfo } from "../../collections/links";
 import { pageOf, parsePageRequest } from "../../collections/query";
-import { withLinesAndDocuments } from "../../db/applications";
+import { aggregateOf } from "../../db/applications";
 import { database } from "../../db/client";
 import { orRefuse } from "../../http/errors";
 import { bearerSecurity, failures, jsonContent, router } from "../../http/openapi";
@@ -33,6 +33,6 @@ export const listApplications = router().openapi(route, async (c) => {
   const db = database(c.env);
   const page = orRefuse(await keysetPage(db, applicationsCollection, partnerScope(session(c).partnerId), request));
   const ctx = presentContext(c);
-  const data = await Promise.all((await withLinesAndDocuments(db, page.rows)).map((a) => presentApplication(a, ctx)));
+  const data = await Promise.all(page.rows.map((row) => presentApplication(aggregateOf(row), ctx)));
   return c.json({ data, pagingInfo: pagingInfo(new URL(c.req.url).pathname, request, page) }, 200);
 });
