@@ -10,9 +10,10 @@ import { limitBody } from "./http/body-limit";
 import { ApiError, errorBody } from "./http/errors";
 import { idempotency } from "./http/idempotency";
 import { jsonBody } from "./http/json-body";
-import { logRequest } from "./http/log";
+import { logRequest, warnTransient } from "./http/log";
 import { registerOpenApiComponents, router } from "./http/openapi";
 import { rateLimitAndSession } from "./rate-limit/client";
+import { readYourWrites } from "./rate-limit/read-your-writes";
 import { cancelApplication } from "./routes/applications/cancel";
 import { createApplication } from "./routes/applications/create";
 import { getApplication } from "./routes/applications/get";
@@ -35,6 +36,7 @@ import { createRefund } from "./routes/refunds/create";
 import { listRefunds } from "./routes/refunds/list";
 import { docsPage } from "./routes/system/docs";
 import { health } from "./routes/system/health";
+import { isTransient, retryAfterSeconds } from "./transient";
 
 const OPENAPI = {
   openapi: "3.1.0",
@@ -88,6 +90,7 @@ export function createApp() {
     await next();
   });
   app.use("/financing/*", requireSession);
+  app.use("/financing/*", readYourWrites);
   app.use("*", limitBody);
   app.use("/authentication/*", jsonBody);
   app.use("/financing/*", jsonBody);
@@ -130,6 +133,17 @@ export function createApp() {
     if (err instanceof ApiError) apiError = err;
     else if (err instanceof HTTPException && err.status < 500) {
       apiError = ApiError.of([{ code: "INVALID_REQUEST", message: err.message }]);
+    } else if (isTransient(err)) {
+      // The database or an object restarting or overloaded: the client can retry; reads were retried already.
+      warnTransient(c, err);
+      apiError = new ApiError(
+        "service_unavailable",
+        "the service is briefly unavailable; retry after Retry-After seconds",
+        undefined,
+        {
+          "Retry-After": String(retryAfterSeconds(err)),
+        },
+      );
     } else {
       // Anything else is our fault: log it with the request id, answer without internals.
       console.error(

@@ -12,6 +12,8 @@ export type HonoEnv = {
     requestId: string;
     /** Set by the session middleware when the bearer token is valid. */
     session?: Session;
+    /** The D1 bookmark of the token's latest write (see rate-limit/read-your-writes.ts). */
+    bookmark?: string | null;
     /** Why there is no session: no Authorization header, or a token that is not valid. */
     sessionProblem?: "missing" | "invalid";
   };

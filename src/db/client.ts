@@ -1,10 +1,79 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import { getTableColumns, is, Param, Placeholder, SQL, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
+import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Env } from "../config";
+import { retryingRead } from "../transient";
 import * as schema from "./schema";
 
 export type Database = ReturnType<typeof open>;
+/** What the queries of one request run on: the D1 binding itself, or a session of it (read replicas). */
+export type D1Client = D1Database | D1DatabaseSession;
 
-const open = (binding: D1Database) => drizzle(binding, { schema });
+const open = (client: D1Database) => drizzle(client, { schema });
+
+/**
+ * The D1 session of the request being served (see `withD1Session`). Drizzle and its prepared queries
+ * are built once per isolate, over a client that sends each statement to the session of the request
+ * that runs it, or to the binding itself outside a session (the queue consumer, the sweep, the gateway).
+ * Passing a session down explicitly would mean one Drizzle instance per request: building one walks
+ * the whole schema, and prepared queries would be prepared again on every request.
+ */
+const requestSession = new AsyncLocalStorage<{ client: D1Client; reads: boolean }>();
+
+/**
+ * Runs `work` with every query it makes going to `session`. With `reads` (an idempotent request: GET),
+ * a statement or batch that fails transiently is sent again, a bounded number of times (`retryingRead`).
+ */
+export function withD1Session<T>(session: D1Client, work: () => Promise<T>, options = { reads: false }): Promise<T> {
+  return requestSession.run({ client: session, reads: options.reads }, work);
+}
+
+/**
+ * A client for Drizzle that resolves the target per statement: `prepare` answers a statement that
+ * picks the current session when it is bound (Drizzle binds every statement before it runs it, even
+ * without parameters when it runs alone), and `batch` resolves the ones Drizzle passes unbound.
+ */
+function routingClient(binding: D1Database): D1Database {
+  const target = () => requestSession.getStore()?.client ?? binding;
+  const reads = () => requestSession.getStore()?.reads === true;
+  class Routed {
+    constructor(readonly query: string) {}
+    bind(...values: unknown[]) {
+      const statement = target()
+        .prepare(this.query)
+        .bind(...values);
+      return reads() ? retrying(statement) : statement;
+    }
+  }
+  const resolve = (s: D1PreparedStatement) =>
+    s instanceof Routed ? target().prepare(s.query) : ((s as Retrying)[UNWRAPPED] ?? s);
+  return {
+    prepare: (query: string) => new Routed(query) as unknown as D1PreparedStatement,
+    batch: (statements: D1PreparedStatement[]) => {
+      const run = () => target().batch(statements.map(resolve));
+      return reads() ? retryingRead(run) : run();
+    },
+    exec: (query: string) => binding.exec(query),
+  } as unknown as D1Database;
+}
+
+const UNWRAPPED = Symbol("statement");
+type Retrying = D1PreparedStatement & { [UNWRAPPED]?: D1PreparedStatement };
+
+/** A bound statement of an idempotent read whose executions are retried after transient failures. */
+function retrying(statement: D1PreparedStatement): D1PreparedStatement {
+  return new Proxy(statement, {
+    get(target, prop) {
+      if (prop === UNWRAPPED) return target;
+      const value = Reflect.get(target, prop, target);
+      if (prop === "all" || prop === "raw" || prop === "first" || prop === "run") {
+        return (...args: unknown[]) => retryingRead(() => value.apply(target, args));
+      }
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
 
 /**
  * One Drizzle instance per D1 binding for the life of the isolate: creating it walks the whole schema,
@@ -16,7 +85,7 @@ const instances = new WeakMap<D1Database, Database>();
 export function database(env: Env): Database {
   let db = instances.get(env.DB);
   if (!db) {
-    db = open(env.DB);
+    db = open(routingClient(env.DB));
     instances.set(env.DB, db);
   }
   return db;
@@ -36,4 +105,68 @@ export function prepared<T>(build: (db: Database) => T): (db: Database) => T {
     }
     return query;
   };
+}
+
+interface BoundParam {
+  row: number;
+  key: string;
+  encode: (value: unknown) => unknown;
+  /** The column's default, for a value left out (as Drizzle's own insert would use it). */
+  fallback: () => unknown;
+}
+
+/** Insert statements per table and row count: SQL text and where each parameter comes from. */
+const inserts = new WeakMap<SQLiteTable, Map<number, { sql: string; params: BoundParam[] }>>();
+
+/**
+ * An insert of whole rows as a D1 statement, for a batch: its SQL is Drizzle's, built once per table
+ * and row count (with a placeholder per column), then only bound per request. Drizzle's builders cost
+ * more CPU than the batch itself on create, the hottest write. Values are encoded as Drizzle encodes
+ * them (JSON, booleans); null stays NULL, a value left out takes the column's default.
+ */
+export function insertRows<T extends SQLiteTable>(
+  db: Database,
+  table: T,
+  rows: T["$inferInsert"][],
+): D1PreparedStatement {
+  let byCount = inserts.get(table);
+  if (!byCount) {
+    byCount = new Map();
+    inserts.set(table, byCount);
+  }
+  let built = byCount.get(rows.length);
+  if (!built) {
+    const columns = getTableColumns(table);
+    const keys = Object.keys(columns);
+    const query = db
+      .insert(table)
+      .values(
+        rows.map(
+          (_, row) =>
+            Object.fromEntries(keys.map((key) => [key, sql.placeholder(`${row}:${key}`)])) as T["$inferInsert"],
+        ),
+      )
+      .toSQL();
+    const params = query.params.map((param) => {
+      if (!is(param, Param) || !is(param.value, Placeholder))
+        throw new Error("insertRows: a value that is not a placeholder");
+      const [row, key] = param.value.name.split(":") as [string, string];
+      const column = columns[key]!;
+      if (is(column.default, SQL)) throw new Error(`insertRows: ${key} has an SQL default`);
+      return {
+        row: Number(row),
+        key,
+        encode: (value: unknown) => param.encoder.mapToDriverValue(value),
+        fallback: () => column.default ?? column.defaultFn?.() ?? null,
+      };
+    });
+    built = { sql: query.sql, params };
+    byCount.set(rows.length, built);
+  }
+  const values = built.params.map(({ row, key, encode, fallback }) => {
+    const given = (rows[row] as Record<string, unknown>)[key];
+    const value = given === undefined ? fallback() : given;
+    return value === null || value === undefined ? null : encode(value);
+  });
+  return db.$client.prepare(built.sql).bind(...values);
 }

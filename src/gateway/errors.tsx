@@ -2,6 +2,8 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { HonoEnv } from "../env";
 import { ApiError } from "../http/errors";
+import { warnTransient } from "../http/log";
+import { isTransient, retryAfterSeconds } from "../transient";
 import { ErrorPage } from "./pages";
 
 /**
@@ -15,6 +17,7 @@ const PAGES = {
     message: "This payment link is not valid. Please return to the shop and start the payment again.",
   },
   500: { heading: "Something went wrong", message: "Please try again in a moment." },
+  503: { heading: "We are busy for a moment", message: "Please try again in a few seconds." },
 } as const;
 
 export function errorPage(c: Context<HonoEnv>, status: keyof typeof PAGES) {
@@ -24,10 +27,18 @@ export function errorPage(c: Context<HonoEnv>, status: keyof typeof PAGES) {
   return c.html(<ErrorPage heading={page.heading} message={page.message} reference={reference} />, status);
 }
 
-/** Errors thrown inside gateway handlers: client faults keep a 4xx page, anything else is logged and 500. */
+/**
+ * Errors thrown inside gateway handlers: client faults keep a 4xx page, a transient failure of the
+ * platform is 503 with Retry-After, anything else is logged and 500.
+ */
 export function gatewayError(err: Error, c: Context<HonoEnv>) {
   if (err instanceof ApiError && err.status === 404) return errorPage(c, 404);
   if ((err instanceof ApiError || err instanceof HTTPException) && err.status < 500) return errorPage(c, 400);
+  if (isTransient(err)) {
+    warnTransient(c, err);
+    c.header("Retry-After", String(retryAfterSeconds(err)));
+    return errorPage(c, 503);
+  }
   console.error(
     JSON.stringify({ level: "error", requestId: c.get("requestId"), message: err.message, stack: err.stack }),
   );

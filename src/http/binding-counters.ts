@@ -16,7 +16,7 @@ interface Counts {
 
 const RAW = Symbol("raw statement");
 
-function countingDatabase(db: D1Database, counts: Counts): D1Database {
+function countingDatabase<T extends D1Database | D1DatabaseSession>(db: T, counts: Counts): T {
   const statement = (s: D1PreparedStatement): D1PreparedStatement =>
     new Proxy(s, {
       get(target, prop, receiver) {
@@ -38,6 +38,10 @@ function countingDatabase(db: D1Database, counts: Counts): D1Database {
     get(target, prop, receiver) {
       const value = Reflect.get(target, prop, receiver);
       if (prop === "prepare") return (query: string) => statement(target.prepare(query));
+      // A request's D1 session (read replicas) is counted like the binding it came from.
+      if (prop === "withSession") {
+        return (constraint?: string) => countingDatabase((target as D1Database).withSession(constraint), counts);
+      }
       if (prop === "batch") {
         return (statements: D1PreparedStatement[]) => {
           counts.roundTrips++;
@@ -46,7 +50,7 @@ function countingDatabase(db: D1Database, counts: Counts): D1Database {
           return target.batch(statements.map((s) => (s as unknown as { [RAW]: D1PreparedStatement })[RAW] ?? s));
         };
       }
-      if (prop === "exec") {
+      if (prop === "exec" && "exec" in target) {
         return (query: string) => {
           counts.roundTrips++;
           counts.statements++;

@@ -1,3 +1,4 @@
+import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { routePath } from "hono/route";
 import type { HonoEnv } from "../env";
@@ -21,3 +22,15 @@ export const logRequest = createMiddleware<HonoEnv>(async (c, next) => {
     }),
   );
 });
+
+/** A transient failure of D1 or a Durable Object, answered 503: a warning, not an error of ours. */
+export function warnTransient(c: Context<HonoEnv>, error: Error): void {
+  console.warn(
+    JSON.stringify({
+      level: "warn",
+      requestId: c.get("requestId"),
+      message: "transient failure, answered 503",
+      error: error.message,
+    }),
+  );
+}

@@ -54,10 +54,12 @@ export const rateLimitAndSession = createMiddleware<HonoEnv>(async (c, next) => 
     } catch (error) {
       warn(c, "rate limiter unreachable, serving unmetered", error);
       const session = await sessionFromDatabase(c.env, tokenHash, at);
-      result = { ...unmetered(at, limit, windowSeconds), session };
+      result = { ...unmetered(at, limit, windowSeconds), session, bookmark: null };
     }
-    if (result.session) c.set("session", { partnerId: result.session.partnerId, tokenHash });
-    else result = undefined;
+    if (result.session) {
+      c.set("session", { partnerId: result.session.partnerId, tokenHash });
+      c.set("bookmark", result.bookmark);
+    } else result = undefined;
   }
   if (!c.get("session")) c.set("sessionProblem", authorization === undefined ? "missing" : "invalid");
   if (!result) {
@@ -66,7 +68,7 @@ export const rateLimitAndSession = createMiddleware<HonoEnv>(async (c, next) => 
       result = await limiter(c.env, addressSubject(address)).hit(at, limit, windowSeconds);
     } catch (error) {
       warn(c, "rate limiter unreachable, serving unmetered", error);
-      result = { ...unmetered(at, limit, windowSeconds), session: null };
+      result = { ...unmetered(at, limit, windowSeconds), session: null, bookmark: null };
     }
   }
 
@@ -91,7 +93,7 @@ function unmetered(at: number, limit: number, windowSeconds: number): Quota {
   return { allowed: true, limit, remaining: limit, reset: Math.max(1, Math.ceil((size - (at % size)) / 1000)) };
 }
 
-function warn(c: Context<HonoEnv>, message: string, error: unknown): void {
+export function warn(c: Context<HonoEnv>, message: string, error: unknown): void {
   console.warn(
     JSON.stringify({
       level: "warn",

@@ -19,6 +19,8 @@ export type AttemptVerdict = { allowed: true; ticket: number } | { allowed: fals
 export interface HitResult extends Quota {
   /** The token's session; null when the object holds none or it has expired or been revoked. */
   session: SessionRecord | null;
+  /** The D1 bookmark of the token's latest write, so that its next reads see it (read replicas). */
+  bookmark: string | null;
 }
 
 /**
@@ -41,6 +43,7 @@ export class RateLimiter extends DurableObject {
    * a query on every request.
    */
   private session: SessionRecord | null = null;
+  private bookmark: string | null = null;
 
   constructor(ctx: DurableObjectState, env: unknown) {
     super(ctx, env as never);
@@ -63,6 +66,7 @@ export class RateLimiter extends DurableObject {
     this.sql.exec(
       `CREATE TABLE IF NOT EXISTS attempts (id INTEGER PRIMARY KEY AUTOINCREMENT, expires_at INTEGER NOT NULL)`,
     );
+    this.sql.exec(`CREATE TABLE IF NOT EXISTS bookmark (id INTEGER PRIMARY KEY CHECK (id = 1), value TEXT NOT NULL)`);
     this.schemaReady = true;
     this.readSession();
   }
@@ -78,7 +82,13 @@ export class RateLimiter extends DurableObject {
           .toArray()[0]
       : undefined;
     this.session = row ? { partnerId: row.partner_id, expiresAt: row.expires_at } : null;
-    this.schemaReady ||= exists;
+    // Objects created before bookmarks existed have no such table until their next write.
+    const hasBookmarks =
+      exists && this.sql.exec(`SELECT 1 FROM sqlite_master WHERE name = 'bookmark'`).toArray().length > 0;
+    this.bookmark = hasBookmarks
+      ? (this.sql.exec<{ value: string }>(`SELECT value FROM bookmark`).toArray()[0]?.value ?? null)
+      : null;
+    this.schemaReady ||= hasBookmarks;
     this.sessionRead = true;
   }
 
@@ -90,7 +100,9 @@ export class RateLimiter extends DurableObject {
   hit(now: number, limit: number, windowSeconds: number, requireSession = false): HitResult {
     this.readSession();
     const session = this.liveSession(now);
-    if (requireSession && !session) return { ...this.quota(now, limit, windowSeconds, 0), session: null };
+    if (requireSession && !session) {
+      return { ...this.quota(now, limit, windowSeconds, 0), session: null, bookmark: null };
+    }
     this.ensureSchema();
     const start = windowStart(now, windowSeconds);
     const end = start + windowSeconds * 1000;
@@ -103,7 +115,12 @@ export class RateLimiter extends DurableObject {
       )
       .one();
     if (row.count === 1) this.scheduleCleanup(end);
-    return { ...this.quota(now, limit, windowSeconds, row.count), allowed: row.count <= limit, session };
+    return {
+      ...this.quota(now, limit, windowSeconds, row.count),
+      allowed: row.count <= limit,
+      session,
+      bookmark: session ? this.bookmark : null,
+    };
   }
 
   /**
@@ -146,6 +163,21 @@ export class RateLimiter extends DurableObject {
     this.scheduleCleanup(session.expiresAt);
   }
 
+  /**
+   * Keeps the D1 bookmark of a write made with this token, if it is newer than the one kept: bookmarks
+   * sort from oldest to newest, so concurrent writes leave the latest whatever order they arrive in.
+   */
+  remember(bookmark: string): void {
+    this.readSession();
+    if (!this.session || (this.bookmark !== null && this.bookmark >= bookmark)) return;
+    this.ensureSchema();
+    this.sql.exec(
+      `INSERT INTO bookmark (id, value) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET value = excluded.value`,
+      bookmark,
+    );
+    this.bookmark = bookmark;
+  }
+
   revokeSession(): void {
     this.readSession();
     if (!this.schemaReady) return;
@@ -171,6 +203,7 @@ export class RateLimiter extends DurableObject {
       await this.ctx.storage.deleteAll();
       this.schemaReady = false;
       this.session = null;
+      this.bookmark = null;
     } else await this.ctx.storage.setAlarm(next);
   }
 

@@ -1,0 +1,28 @@
+import { createMiddleware } from "hono/factory";
+import { withD1Session } from "../db/client";
+import type { HonoEnv } from "../env";
+import { limiter, tokenSubject, warn } from "./client";
+
+/**
+ * Read replicas with read-your-writes, through D1's Sessions API. A partner's reads start from the
+ * bookmark of its token's latest write, or anywhere (a nearby replica) when the token has written
+ * nothing; writes start at the primary. After a successful write the session's bookmark goes to the
+ * token's object before the answer leaves, so the token's next read, wherever it lands, sees the write.
+ * The bookmark rides on the object call every request makes anyway (`hit`); only writes that moved it
+ * make a second call. Per token: another token of the same partner reads from its own bookmark.
+ */
+export const readYourWrites = createMiddleware<HonoEnv>(async (c, next) => {
+  const write = c.req.method !== "GET" && c.req.method !== "HEAD";
+  const known = c.get("bookmark") ?? null;
+  const d1 = c.env.DB.withSession(write ? "first-primary" : (known ?? "first-unconstrained"));
+  await withD1Session(d1, next, { reads: !write });
+  const bookmark = d1.getBookmark();
+  const session = c.get("session");
+  if (!write || !session || !c.res.ok || bookmark === null || (known !== null && bookmark <= known)) return;
+  try {
+    await limiter(c.env, tokenSubject(session.tokenHash)).remember(bookmark);
+  } catch (error) {
+    // The write stands; only this token's next read may come from a replica that has not seen it yet.
+    warn(c, "could not keep the write's bookmark; the next read may not see it", error);
+  }
+});

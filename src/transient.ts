@@ -1,0 +1,58 @@
+/**
+ * Failures of D1 and Durable Objects that say "not now" rather than "never": the platform restarting
+ * or moving a database or object, a lost connection, an overloaded object. Cloudflare lists them with
+ * the recommended action "retry" (D1: developers.cloudflare.com/d1/observability/debug-d1/#error-list;
+ * Durable Objects: …/durable-objects/observability/troubleshooting/), and Durable Object errors say so
+ * themselves in `retryable` and `overloaded`. They are answered 503 with Retry-After, never 500.
+ */
+const TRANSIENT_MESSAGES = [
+  "Network connection lost",
+  "reset because its code was updated",
+  "caused object to be reset",
+  "is overloaded",
+  "transient issue",
+  "Durable Object storage operation exceeded timeout",
+];
+
+interface PlatformError {
+  message?: string;
+  retryable?: boolean;
+  overloaded?: boolean;
+  cause?: unknown;
+}
+
+/** Whether the error (or one it wraps, as Drizzle wraps D1's) is a transient failure of the platform. */
+export function isTransient(error: unknown): boolean {
+  for (let e = error as PlatformError | undefined; e; e = e.cause as PlatformError | undefined) {
+    if (e.retryable === true || e.overloaded === true) return true;
+    if (TRANSIENT_MESSAGES.some((m) => String(e?.message ?? "").includes(m))) return true;
+  }
+  return false;
+}
+
+/** Seconds a client should wait: an overloaded object needs its queue to drain, a restart only a moment. */
+export function retryAfterSeconds(error: unknown): number {
+  for (let e = error as PlatformError | undefined; e; e = e.cause as PlatformError | undefined) {
+    if (e.overloaded === true || String(e.message ?? "").includes("is overloaded")) return 5;
+  }
+  return 1;
+}
+
+/** Attempts after the first for an idempotent read, and the pause before each (milliseconds, ± half). */
+export const READ_RETRY_DELAYS_MS = [50, 200];
+
+/**
+ * Runs an idempotent read, again after a transient failure, at most READ_RETRY_DELAYS_MS.length more
+ * times: a blip is absorbed within a quarter second, a longer outage still ends in 503 promptly.
+ */
+export async function retryingRead<T>(read: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await read();
+    } catch (error) {
+      const delay = READ_RETRY_DELAYS_MS[attempt];
+      if (delay === undefined || !isTransient(error)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, delay * (0.5 + Math.random())));
+    }
+  }
+}

@@ -1,0 +1,121 @@
+import { env } from "cloudflare:workers";
+import { eq } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { database, insertRows, withD1Session } from "../../src/db/client";
+import { applications, events, orderLines } from "../../src/db/schema";
+import { newId } from "../../src/ids";
+import { signIn } from "../support/api";
+import { createApplication } from "../support/factories";
+
+/** Every column of a row as SQLite holds it, types included (a JSON "null" is not a NULL). */
+async function stored(table: string, id: string) {
+  const row = await env.DB.prepare(`SELECT * FROM ${table} WHERE id = ?`).bind(id).first<Record<string, unknown>>();
+  const types = await env.DB.prepare(`SELECT * FROM ${table} WHERE id = ?`).bind(id).raw();
+  return { ...row, id: undefined, types: JSON.stringify(types[0]?.map((v) => (v === null ? "null" : typeof v))) };
+}
+
+describe("insertRows", () => {
+  it("stores exactly what Drizzle's own insert stores, JSON, booleans, NULLs and defaults included", async () => {
+    const { token, partner } = await signIn();
+    const source = await createApplication(token);
+    const db = database(env);
+    const app = await db.query.applications.findFirst({ where: (a, { eq }) => eq(a.id, source.id) });
+    const lines = await db.query.orderLines.findMany({ where: (l, { eq }) => eq(l.applicationId, source.id) });
+    const variants = [
+      // The stored row as it came, and one with every nullable column null and the rest left to defaults.
+      { ...app!, decisionReasons: ["AMOUNT_OVER_LIMIT"], agreementTermsAndConditions: false },
+      { ...app!, decisionReasons: null, approvedAmount: null, decidedAt: null, refundedAmount: undefined },
+    ];
+    for (const [i, variant] of variants.entries()) {
+      const [viaDrizzle, viaInsertRows] = [newId(), newId()];
+      const fingerprint = (id: string) => (variant.duplicateFingerprint ? `${id}-${i}` : null);
+      const row = (id: string) => ({ ...variant, id, duplicateFingerprint: fingerprint(id) });
+      const line = (applicationId: string) => ({
+        ...lines[0]!,
+        id: `${applicationId}-L`,
+        categories: i ? null : ["a", "b"],
+      });
+      const event = (applicationId: string) => ({
+        id: `${applicationId}-E`,
+        applicationId,
+        partnerId: partner.id,
+        sequence: 1,
+        state: "PROCESSING",
+        stateReason: "PROCESSING_REDIRECT_NEEDED",
+        occurredAt: 1_795_000_000_000,
+        nextAttemptAt: 1_795_000_000_000,
+      });
+      await db.batch([
+        db.insert(applications).values(row(viaDrizzle)),
+        db.insert(orderLines).values(line(viaDrizzle)),
+        db.insert(events).values(event(viaDrizzle)),
+      ]);
+      await env.DB.batch([
+        insertRows(db, applications, [row(viaInsertRows)]),
+        insertRows(db, orderLines, [line(viaInsertRows)]),
+        insertRows(db, events, [event(viaInsertRows)]),
+      ]);
+      const same = (a: Record<string, unknown>, b: Record<string, unknown>, ids: string[]) =>
+        expect(JSON.parse(JSON.stringify(b).replaceAll(ids[1]!, "ID"))).toEqual(
+          JSON.parse(JSON.stringify(a).replaceAll(ids[0]!, "ID")),
+        );
+      const ids = [viaDrizzle, viaInsertRows];
+      same(await stored("applications", viaDrizzle), await stored("applications", viaInsertRows), ids);
+      same(await stored("order_lines", `${viaDrizzle}-L`), await stored("order_lines", `${viaInsertRows}-L`), ids);
+      same(await stored("events", `${viaDrizzle}-E`), await stored("events", `${viaInsertRows}-E`), ids);
+    }
+  });
+
+  it("binds several rows into one statement, in order", async () => {
+    const { token } = await signIn();
+    const source = await createApplication(token);
+    const db = database(env);
+    const [line] = await db.query.orderLines.findMany({ where: (l, { eq }) => eq(l.applicationId, source.id) });
+    const rows = [1, 2, 3].map((n) => ({ ...line!, id: `${source.id}-M${n}`, position: 10 + n, code: `M${n}` }));
+    await env.DB.batch([insertRows(db, orderLines, rows)]);
+    const found = await env.DB.prepare("SELECT code, position FROM order_lines WHERE id LIKE ? ORDER BY id")
+      .bind(`${source.id}-M%`)
+      .all();
+    expect(found.results).toEqual([
+      { code: "M1", position: 11 },
+      { code: "M2", position: 12 },
+      { code: "M3", position: 13 },
+    ]);
+  });
+});
+
+describe("withD1Session", () => {
+  it("sends every query made inside it, prepared or built, alone or batched, to the given session", async () => {
+    const db = database(env);
+    const seen: string[] = [];
+    const session = {
+      prepare: (query: string) => {
+        seen.push(query);
+        return env.DB.prepare(query);
+      },
+      batch: (statements: D1PreparedStatement[]) => {
+        seen.push(`batch of ${statements.length}`);
+        return env.DB.batch(statements);
+      },
+      getBookmark: () => null,
+    } as unknown as D1DatabaseSession;
+    const { token } = await signIn();
+    const { id } = await createApplication(token);
+    await withD1Session(session, async () => {
+      await db.select({ id: applications.id }).from(applications).where(eqId(id));
+      await db.batch([db.select().from(applications).where(eqId(id)), db.select().from(orderLines).limit(1)]);
+    });
+    expect(seen).toEqual([
+      expect.stringMatching(/^select "id" from "applications"/),
+      expect.stringMatching(/^select .* from "applications"/),
+      expect.stringMatching(/^select .* from "order_lines"/),
+      "batch of 2",
+    ]);
+    // Outside it, queries go to the binding again.
+    seen.length = 0;
+    await db.select({ id: applications.id }).from(applications).where(eqId(id));
+    expect(seen).toEqual([]);
+  });
+});
+
+const eqId = (id: string) => eq(applications.id, id);
