@@ -64,7 +64,7 @@ async function main(): Promise<void> {
   const started = new Date();
   mkdirSync(DATA, { recursive: true });
   if (!ensureTool("wrk")) throw new Error("could not install wrk; install it (apt-get install wrk) and rerun");
-  const { compatibilityDate, vars } = wranglerToml();
+  const { compatibilityDate, compatibilityFlags, vars } = wranglerToml();
   const buildDir = build();
   const { dir, meta } = await ensureSeed(compatibilityDate);
 
@@ -76,7 +76,10 @@ async function main(): Promise<void> {
   log("Checking that the machine is quiet…");
   const quiet = await waitForQuietMachine();
   log("Starting workerd (Miniflare, direct sockets)…");
-  const { urls, mf } = await start(buildDir, compatibilityDate, { ...vars, AUTH_PEPPER: meta.pepper });
+  const { urls, mf } = await start(buildDir, compatibilityDate, compatibilityFlags, {
+    ...vars,
+    AUTH_PEPPER: meta.pepper,
+  });
   const selected = select(await scenarios(mf, meta, urls));
   const warnings: string[] = [];
 

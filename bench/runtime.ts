@@ -66,17 +66,23 @@ export function ensureTool(command: string, aptPackage = command): boolean {
   return install() && present();
 }
 
-export function wranglerToml(): { compatibilityDate: string; vars: Record<string, string> } {
+export function wranglerToml(): {
+  compatibilityDate: string;
+  compatibilityFlags: string[];
+  vars: Record<string, string>;
+} {
   const text = readFileSync(path.join(ROOT, "wrangler.toml"), "utf8");
   const compatibilityDate = /^compatibility_date\s*=\s*"([^"]+)"/m.exec(text)?.[1];
   if (!compatibilityDate) throw new Error("wrangler.toml has no compatibility_date");
+  const flags = /^compatibility_flags\s*=\s*\[([^\]]*)\]/m.exec(text)?.[1] ?? "";
+  const compatibilityFlags = [...flags.matchAll(/"([^"]+)"/g)].map((m) => m[1]!);
   const vars: Record<string, string> = {};
   const section = /^\[vars\]\n([\s\S]*?)(?=^\[)/m.exec(text)?.[1] ?? "";
   for (const line of section.split("\n")) {
     const match = /^([A-Z0-9_]+)\s*=\s*(?:"([^"]*)"|'([^']*)')/.exec(line.trim());
     if (match) vars[match[1]!] = match[2] ?? match[3] ?? "";
   }
-  return { compatibilityDate, vars };
+  return { compatibilityDate, compatibilityFlags, vars };
 }
 
 export function miniflareVersion(): string {
@@ -244,6 +250,7 @@ export type Urls = Record<Base, string>;
 export async function start(
   buildDir: string,
   compatibilityDate: string,
+  compatibilityFlags: string[],
   vars: Record<string, string>,
 ): Promise<{ urls: Urls; mf: Miniflare }> {
   const socket = [{ host: "127.0.0.1", port: 0 }];
@@ -253,7 +260,7 @@ export async function start(
     RATE_LIMIT_REQUESTS: "100000000",
     COUNT_BINDINGS: count ? "true" : "false",
   });
-  const common = { modules: true, compatibilityDate, d1Databases: { DB: DB_ID } };
+  const common = { modules: true, compatibilityDate, compatibilityFlags, d1Databases: { DB: DB_ID } };
   // The API's own rate-limit objects, for the floors that make the one object call every request makes.
   const apiObjects = { RATE_LIMITER: { className: "RateLimiter", scriptName: "api", useSQLite: true } };
   // The queue has a producer only: no consumer would deliver notifications to shops during the runs.

@@ -1,8 +1,9 @@
-// Fair floor of POST /financing/v1/applications: the one call to the API's own rate-limit object that
+// Fair floor of POST /financing/v1/applications: the call to the API's own rate-limit object that
 // every authenticated request makes (RateLimiter.hit, as read-object.js), then create's own write: one
 // D1 batch of the application row (every column, so all eleven indexes of `applications` are
 // maintained, the unique duplicate index included), its three order lines in one multi-row insert,
-// and its outbox event. The values are what the API stores for the benchmark's create body
+// and its outbox event, on a D1 session at the primary, then the second object call of every write
+// (RateLimiter.remember, the write's bookmark). The values are what the API stores for the benchmark's create body
 // (bench/create-body.ts); ids, order number and duplicate fingerprint are unique per request, ids
 // time-ordered like the API's ULIDs.
 //
@@ -18,7 +19,7 @@ const APPLICATION_SQL =
 const LINE_VALUES = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 const LINES_SQL = `insert into "order_lines" ("id", "application_id", "position", "code", "ean", "name", "type", "variant", "producer", "categories", "product_url", "quantity", "unit_price_amount", "total_price_amount", "unit_vat_rate", "unit_vat_amount", "total_vat_rate", "total_vat_amount", "state", "sent_date", "delivery_date", "delivery_tracking_number", "created_at", "updated_at") values ${LINE_VALUES}, ${LINE_VALUES}, ${LINE_VALUES}`;
 const EVENT_SQL =
-  'insert into "events" ("id", "application_id", "sequence", "state", "state_reason", "occurred_at", "status", "enqueued_at", "delivered_at") values (?, ?, ?, ?, ?, ?, ?, null, null)';
+  'insert into "events" ("id", "application_id", "partner_id", "type", "sequence", "state", "state_reason", "occurred_at", "status", "next_attempt_at", "failed_attempts", "delivering_until", "delivered_at", "failure_reason") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
 const BATCH = [APPLICATION_SQL, LINES_SQL, EVENT_SQL];
 
 const CUSTOMER = JSON.stringify({
@@ -87,7 +88,7 @@ function id(time) {
   return `${timePart}${TAG}${String(++counter).padStart(8, "0")}`;
 }
 
-let statements;
+let opened;
 
 export default {
   // Read by bench/floors.ts to compare with the batch the API sends; workerd ignores it.
@@ -96,7 +97,10 @@ export default {
     const limiter = env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName("bench:floor"));
     await limiter.hit(Date.now(), 1e9, 60);
     const partnerId = new URL(request.url).pathname.slice(1);
-    statements ??= BATCH.map((sql) => env.DB.prepare(sql));
+    // On a D1 session at the primary, as the API writes, then the write's bookmark kept in the object
+    // (read-your-writes): the second object call every write makes.
+    const session = env.DB.withSession("first-primary");
+    const statements = BATCH.map((sql) => session.prepare(sql));
     const at = Date.now();
     const applicationId = id(at);
     const orderNumber = `FLOOR-${TAG}-${counter}`;
@@ -134,7 +138,7 @@ export default {
       at,
       at,
     ]);
-    await env.DB.batch([
+    await session.batch([
       statements[0].bind(
         applicationId,
         partnerId,
@@ -163,8 +167,28 @@ export default {
         at,
       ),
       statements[1].bind(...lineParams),
-      statements[2].bind(id(at), applicationId, 1, "PROCESSING", "PROCESSING_REDIRECT_NEEDED", at, "PENDING"),
+      statements[2].bind(
+        id(at),
+        applicationId,
+        partnerId,
+        "APPLICATION_STATE_CHANGED",
+        1,
+        "PROCESSING",
+        "PROCESSING_REDIRECT_NEEDED",
+        at,
+        "PENDING",
+        at,
+        0,
+        null,
+        null,
+        null,
+      ),
     ]);
+    // The object keeps bookmarks for a live session only, as a token's object holds one: open it once.
+    opened ??= limiter.openSession({ partnerId, expiresAt: Date.now() + 365 * 86_400_000 });
+    await opened;
+    const bookmark = session.getBookmark();
+    if (bookmark) await limiter.remember(bookmark);
     return Response.json({ id: applicationId }, { status: 201 });
   },
 };
