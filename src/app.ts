@@ -45,7 +45,7 @@ const OPENAPI = {
     version: "1.0.0",
     summary: "Financing applications for your customers' orders: create, decide at our gateway, then manage the order.",
     description:
-      "Create and manage customer financing applications (DEFERRED_PAYMENT, PAY_IN_THREE). Every error has the shape {error, error_description, requestId, errors?}; every response carries X-Request-Id and the X-Rate-Limit-* headers. Notifications of every state change are described under webhooks.",
+      "Create and manage customer financing applications (DEFERRED_PAYMENT, PAY_IN_THREE). Every error has the shape {error, error_description, requestId, errors?}; every response carries X-Request-Id and the X-Rate-Limit-* headers (a 503 of an overloaded rate limiter has no quota to report). Notifications of every state change are described under webhooks.",
     contact: { name: "Partner support", email: "partners@example.com" },
     license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
   },

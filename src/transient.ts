@@ -30,12 +30,17 @@ export function isTransient(error: unknown): boolean {
   return false;
 }
 
+/** Whether a Durable Object refused the call because too many are queued: retrying at once only deepens it. */
+export function isOverloaded(error: unknown): boolean {
+  for (let e = error as PlatformError | undefined; e; e = e.cause as PlatformError | undefined) {
+    if (e.overloaded === true || String(e.message ?? "").includes("is overloaded")) return true;
+  }
+  return false;
+}
+
 /** Seconds a client should wait: an overloaded object needs its queue to drain, a restart only a moment. */
 export function retryAfterSeconds(error: unknown): number {
-  for (let e = error as PlatformError | undefined; e; e = e.cause as PlatformError | undefined) {
-    if (e.overloaded === true || String(e.message ?? "").includes("is overloaded")) return 5;
-  }
-  return 1;
+  return isOverloaded(error) ? 5 : 1;
 }
 
 /** Attempts after the first for an idempotent read, and the pause before each (milliseconds, ± half). */

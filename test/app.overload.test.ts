@@ -63,6 +63,22 @@ describe("transient failures of D1 and Durable Objects", () => {
     expect(await json(res)).toMatchObject({ error: "service_unavailable" });
   });
 
+  it("an overloaded token object is 503 with Retry-After 5, and its load is not passed on to D1", async () => {
+    const { token } = await signIn();
+    const { id } = await createApplication(token);
+    const d1 = faultyD1(0, PLATFORM_ERRORS.connectionLost);
+    const vars = { DB: d1.DB, RATE_LIMITER: faultyObjects("hit", PLATFORM_ERRORS.objectOverloaded) };
+    const res = await call("GET", `/financing/v1/applications/${id}`, { token, vars });
+    expect(res.status).toBe(503);
+    expect(res.headers.get("Retry-After")).toBe("5");
+    expect(await json(res)).toMatchObject({ error: "service_unavailable" });
+    // Not the unmetered fallback: no token lookup on the primary, no read.
+    expect(d1.state.executions).toBe(0);
+    const anonymous = await call("GET", "/v1/health", { vars });
+    expect(anonymous.status).toBe(503);
+    expect(anonymous.headers.get("Retry-After")).toBe("5");
+  });
+
   it("the customer's page says so too: a 503 page with Retry-After", async () => {
     const { token } = await signIn();
     const { gatewayRedirectUrl } = await createApplication(token);

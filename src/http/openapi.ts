@@ -70,12 +70,12 @@ const EVERY_RESPONSE: HeaderName[] = [
   "X-Rate-Limit-Reset",
 ];
 
-/** The response headers of the document: those every response carries, and `names`. */
 /** Components that describe one header where it is optional (the response header is named without the suffix). */
 const headerName = (component: HeaderName) => (component === "Retry-After-When-In-Use" ? "Retry-After" : component);
 
-export const headers = (names: readonly HeaderName[]) =>
-  Object.fromEntries([...EVERY_RESPONSE, ...names].map((name) => [headerName(name), ref(name)]));
+/** The response headers of the document: `always` (by default those every response carries), and `names`. */
+export const headers = (names: readonly HeaderName[], always: readonly HeaderName[] = EVERY_RESPONSE) =>
+  Object.fromEntries([...always, ...names].map((name) => [headerName(name), ref(name)]));
 
 // ---- Bodies ----------------------------------------------------------------------------------
 
@@ -123,10 +123,11 @@ function failure(
   sample: ReturnType<typeof example>,
   extraHeaders: readonly HeaderName[] = [],
   codes?: readonly ProblemCode[],
+  always?: readonly HeaderName[],
 ) {
   return {
     description,
-    headers: headers(extraHeaders),
+    headers: headers(extraHeaders, always),
     content: { "application/json": { schema: errorBody(errors, codes), example: sample } },
   };
 }
@@ -260,10 +261,12 @@ export function failures(spec: FailureSpec = {}) {
       example("server_error", "internal error; quote the requestId when reporting it"),
     ),
     503: failure(
-      "The database or the rate limiter is overloaded or briefly unavailable: nothing was done, retry after `Retry-After`",
+      "The database or the rate limiter is overloaded or briefly unavailable: nothing was done, retry after `Retry-After`. The `X-Rate-Limit-*` headers are there only when the rate limiter answered",
       ["service_unavailable"],
       example("service_unavailable", "the service is briefly overloaded; retry after the time in Retry-After"),
       ["Retry-After"],
+      undefined,
+      ["X-Request-Id"],
     ),
   } as const;
 }

@@ -5,6 +5,7 @@ import { now } from "../clock";
 import { config, type Env } from "../config";
 import type { HonoEnv } from "../env";
 import { ApiError } from "../http/errors";
+import { isOverloaded } from "../transient";
 import type { HitResult, Quota, SessionRecord } from "./durable-object";
 
 export function limiter(env: Env, subject: string) {
@@ -38,7 +39,10 @@ async function sessionFromDatabase(env: Env, tokenHash: string, at: number): Pro
  *
  * When the object cannot be reached the service fails open: the request is served without counting
  * (availability of a payment API matters more than exact quotas for a moment), the token is checked
- * against D1 instead, and a warning is logged. Revocation and expiry are never relaxed.
+ * against D1 instead, and a warning is logged. Revocation and expiry are never relaxed. An object that
+ * is overloaded is different: its caller is sending more than the object can queue, far past its quota,
+ * and serving it unmetered would pass that load on to the D1 primary that every partner shares; it is
+ * answered 503 with Retry-After (app.onError) instead.
  */
 export const rateLimitAndSession = createMiddleware<HonoEnv>(async (c, next) => {
   const { RATE_LIMIT_REQUESTS: limit, RATE_LIMIT_WINDOW_SECONDS: windowSeconds } = config(c.env);
@@ -52,6 +56,7 @@ export const rateLimitAndSession = createMiddleware<HonoEnv>(async (c, next) => 
     try {
       result = await limiter(c.env, tokenSubject(tokenHash)).hit(at, limit, windowSeconds, true);
     } catch (error) {
+      if (isOverloaded(error)) throw error;
       warn(c, "rate limiter unreachable, serving unmetered", error);
       const session = await sessionFromDatabase(c.env, tokenHash, at);
       result = { ...unmetered(at, limit, windowSeconds), session, bookmark: null };
@@ -67,6 +72,7 @@ export const rateLimitAndSession = createMiddleware<HonoEnv>(async (c, next) => 
     try {
       result = await limiter(c.env, addressSubject(address)).hit(at, limit, windowSeconds);
     } catch (error) {
+      if (isOverloaded(error)) throw error;
       warn(c, "rate limiter unreachable, serving unmetered", error);
       result = { ...unmetered(at, limit, windowSeconds), session: null, bookmark: null };
     }
