@@ -31,6 +31,8 @@ function capturing(db, log) {
     get(target, prop) {
       const value = Reflect.get(target, prop);
       if (prop === "prepare") return (sql) => statement(target.prepare(sql), sql);
+      // The API runs its statements in a Sessions API session (src/db/client.ts): record those too.
+      if (prop === "withSession") return (constraint) => capturing(target.withSession(constraint), log);
       if (prop === "batch") {
         return (statements) => {
           log.push({ batch: statements.map((s) => s[SQL] ?? "?") });
