@@ -11,7 +11,6 @@
  * lose rows) and plain text or integers; every sortable attribute wants an index (scope…, attribute, id).
  */
 import type { SQL } from "drizzle-orm";
-import type { BatchItem } from "drizzle-orm/batch";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Database } from "../db/client";
 
@@ -40,8 +39,16 @@ export interface Filterable<T = unknown> {
 }
 
 /** What a list offers. Names are the partner's; columns are how they are stored. */
-/** A page's statement: run alone or in a batch, and readable as SQL (tests read its plan). */
-export type PageQuery<Row> = BatchItem<"sqlite"> & PromiseLike<Row[]> & { toSQL(): { sql: string; params: unknown[] } };
+/** A page's statement prepared once per shape, run with each request's values. */
+export interface PreparedPage<Row> {
+  execute(values?: Record<string, unknown>): Promise<Row[]>;
+}
+
+/** A page's statement: prepared (`keysetPage`), or run and read as SQL as it is (tests read its plan). */
+export type PageQuery<Row> = PromiseLike<Row[]> & {
+  toSQL(): { sql: string; params: unknown[] };
+  prepare(): PreparedPage<Row>;
+};
 
 export interface Collection<TTable extends SQLiteTable = SQLiteTable, Row = TTable["$inferSelect"]> {
   table: TTable;

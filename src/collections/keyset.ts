@@ -5,9 +5,9 @@
  */
 import { and, asc, desc, eq, gt, gte, lt, lte, or, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
-import type { Database } from "../db/client";
+import { type Database, parameterize } from "../db/client";
 import { ok, problem, type Result, refused } from "../domain/result";
-import type { Collection, Page, PageQuery, PageRequest, RowOf, SortKey } from "./collection";
+import type { Collection, Page, PageQuery, PageRequest, PreparedPage, RowOf, SortKey } from "./collection";
 
 // biome-ignore lint/suspicious/noExplicitAny: any row type; RowOf<C> gives the caller its own.
 type AnyCollection = Collection<SQLiteTable, any>;
@@ -43,8 +43,8 @@ function walkKeys(collection: AnyCollection, request: PageRequest): Key[] {
  * Rows strictly past the cursor item in the direction of `keys`. The cursor's values are read by
  * subqueries inside the page's own statement, not by a round trip before it: SQLite evaluates each
  * (uncorrelated) subquery once and seeks the index from its value as from a bound parameter. The
- * subqueries look the id up unscoped; the page stays scoped, and `keysetPage` refuses a cursor outside
- * the scope in the same round trip.
+ * subqueries look the id up unscoped; the page stays scoped, and `cursorInScope` empties it for a
+ * cursor outside the scope.
  */
 function seek(collection: AnyCollection, keys: readonly Key[], id: string): SQL {
   // The id's own value is the cursor; the other keys' values are read from the cursor's row.
@@ -74,23 +74,32 @@ function seek(collection: AnyCollection, keys: readonly Key[], id: string): SQL 
   return and(bound, or(...alternatives))!;
 }
 
-/**
- * The page's statement (limit + 1 rows, to know whether more follow), cursor included, exposed so that
- * tests can read its plan. A collection may read more than its table's columns (`read`).
- */
-export function keysetQuery<C extends AnyCollection>(
-  db: Database,
-  collection: C,
-  scope: SQL,
-  request: PageRequest,
-): PageQuery<RowOf<C>> {
+/** A cursor that is an item of the scope: false turns the page empty (`keysetPage` then says why). */
+const cursorInScope = (collection: AnyCollection, scope: SQL, id: string) =>
+  sql`exists (select 1 from ${collection.table} where ${and(eq(collection.id, id), scope)})`;
+
+interface PageParts {
+  where: SQL;
+  orderBy: SQL[];
+  limit: number;
+  /** The order's columns and directions, as a key of the page's shape. */
+  order: string;
+}
+
+function pageParts(collection: AnyCollection, scope: SQL, request: PageRequest): PageParts {
   const keys = walkKeys(collection, request);
   const conditions = [scope, ...request.filter.map((t) => t.condition)];
   const id = request.after ?? request.before;
-  if (id !== undefined) conditions.push(seek(collection, keys, id));
-  const where = and(...conditions)!;
-  const orderBy = keys.map((k) => (k.descending ? desc(k.column) : asc(k.column)));
-  const limit = request.limit + 1;
+  if (id !== undefined) conditions.push(cursorInScope(collection, scope, id), seek(collection, keys, id));
+  return {
+    where: and(...conditions)!,
+    orderBy: keys.map((k) => (k.descending ? desc(k.column) : asc(k.column))),
+    limit: request.limit + 1,
+    order: keys.map((k) => `${k.column.name} ${k.descending ? "desc" : "asc"}`).join(","),
+  };
+}
+
+function pageQuery<C extends AnyCollection>(db: Database, collection: C, where: SQL, orderBy: SQL[], limit: number) {
   return collection.read
     ? collection.read(db, where, orderBy, limit)
     : (db
@@ -102,10 +111,59 @@ export function keysetQuery<C extends AnyCollection>(
 }
 
 /**
- * One page of `collection` within `scope` (e.g. the session's partner), as `request` asks, in one D1
- * round trip. A cursor that is unknown or outside the scope is refused: it must be an id from a page
- * we served, and an empty page would hide the client's bug (or let it probe other partners' ids). Its
- * check goes in the same batch as the page.
+ * The page's statement (limit + 1 rows, to know whether more follow), cursor included, as Drizzle builds
+ * it; `keysetPage` runs the same SQL prepared. Exposed so that tests can read its plan and compare.
+ */
+export function keysetQuery<C extends AnyCollection>(
+  db: Database,
+  collection: C,
+  scope: SQL,
+  request: PageRequest,
+): PageQuery<RowOf<C>> {
+  const { where, orderBy, limit } = pageParts(collection, scope, request);
+  return pageQuery(db, collection, where, orderBy, limit);
+}
+
+/** Prepared page statements per database, collection and shape (conditions, order, limit). */
+const prepared = new WeakMap<Database, WeakMap<AnyCollection, Map<string, PreparedPage<unknown>>>>();
+/** Shapes kept per collection: filters come from partners, so their combinations are bounded here. */
+const MAX_SHAPES = 256;
+
+/**
+ * The page's statement, prepared once per shape and bound with this request's values: building and
+ * rendering the query through Drizzle is most of a list page's own CPU, and a partner's pages repeat
+ * a few shapes (the same filters and sort, page after page).
+ */
+function preparedPage<C extends AnyCollection>(db: Database, collection: C, scope: SQL, request: PageRequest) {
+  const parts = pageParts(collection, scope, request);
+  const { values, shape } = parameterize(parts.where);
+  let byCollection = prepared.get(db);
+  if (!byCollection) {
+    byCollection = new WeakMap();
+    prepared.set(db, byCollection);
+  }
+  let shapes = byCollection.get(collection);
+  if (!shapes) {
+    shapes = new Map();
+    byCollection.set(collection, shapes);
+  }
+  const key = `${shape}\u0001${parts.order}\u0001${parts.limit}`;
+  let query = shapes.get(key);
+  if (!query) {
+    const { template } = parameterize(parts.where, true);
+    query = pageQuery(db, collection, template!, parts.orderBy, parts.limit).prepare();
+    if (shapes.size >= MAX_SHAPES) shapes.delete(shapes.keys().next().value!);
+    shapes.set(key, query);
+  }
+  return (query as PreparedPage<RowOf<C>>).execute(values);
+}
+
+/**
+ * One page of `collection` within `scope` (e.g. the session's partner), as `request` asks: one
+ * prepared statement, one D1 round trip. A cursor that is unknown or outside the scope is refused: it
+ * must be an id from a page we served, and an empty page would hide the client's bug (or let it probe
+ * other partners' ids). Such a cursor empties the page (`cursorInScope`), so only an empty page costs
+ * a second statement, to tell a cursor at the end of the list from one that is not in it.
  */
 export async function keysetPage<C extends AnyCollection, Row = RowOf<C>>(
   db: Database,
@@ -113,17 +171,15 @@ export async function keysetPage<C extends AnyCollection, Row = RowOf<C>>(
   scope: SQL,
   request: PageRequest,
 ): Promise<Result<Page<Row>>> {
-  const page = keysetQuery(db, collection, scope, request) as PageQuery<Row>;
+  const fetched = (await preparedPage(db, collection, scope, request)) as Row[];
   const id = request.after ?? request.before;
-  let fetched: Row[];
-  if (id === undefined) fetched = await page;
-  else {
-    const cursor = db
+  if (id !== undefined && fetched.length === 0) {
+    const cursor = await db
       .select({ id: collection.id })
       .from(collection.table)
-      .where(and(eq(collection.id, id), scope));
-    const [found, rows] = await db.batch([cursor, page]);
-    if (found.length === 0) {
+      .where(and(eq(collection.id, id), scope))
+      .get();
+    if (cursor === undefined) {
       const attribute = request.after !== undefined ? "after" : "before";
       return refused(
         problem(
@@ -133,7 +189,6 @@ export async function keysetPage<C extends AnyCollection, Row = RowOf<C>>(
         ),
       );
     }
-    fetched = rows as Row[];
   }
   const more = fetched.length > request.limit;
   const rows = fetched.slice(0, request.limit);
