@@ -20,6 +20,10 @@ export default defineConfig({
           // Property tests run on a fixed seed unless one is asked for (test/support/property-seed.ts).
           PROPERTY_SEED: process.env.PROPERTY_SEED ?? "",
         },
+        // Notifications go to a queue nobody consumes: the tests hand each message to the consumer
+        // themselves (test/support/notifications.ts), so no background delivery races a test that
+        // checks what its own batch did to an event.
+        queueProducers: { NOTIFICATIONS: { queueName: "financing-notifications-unconsumed" } },
         // Partner endpoints are the one outside world: nothing leaves the test run. Tests that care
         // about what is sent replace `fetch` with a stub of their own.
         outboundService: () => new Response(null, { status: 204 }),

@@ -222,6 +222,15 @@ describe("the notification consumer", () => {
     ]);
   });
 
+  it("runs only on the batches a test hands it: nothing in the background delivers an event", async () => {
+    const { event } = await applicationWithEvent();
+    const fetch = partnerEndpoint(() => new Response(null, { status: 200 }));
+    // Longer than the queue's max_batch_timeout (1 s), after which a consumed queue would deliver.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(fetch).not.toHaveBeenCalled();
+    expect((await firstEvent(event.application_id)).status).toBe("PENDING");
+  });
+
   it("drops a wake-up that a newer one overtook, sending nothing", async () => {
     const { event } = await applicationWithEvent();
     const fetch = partnerEndpoint(() => new Response(null, { status: 200 }));
