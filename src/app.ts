@@ -1,82 +1,81 @@
+import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { requestId } from "hono/request-id";
+import { TrieRouter } from "hono/router/trie-router";
 import { secureHeaders } from "hono/secure-headers";
 import { requireSession } from "./auth/require-session";
 import { config } from "./config";
-import { gateway } from "./gateway";
-import { gatewayError } from "./gateway/errors";
+import type { HonoEnv } from "./env";
 import { countBindings } from "./http/binding-counters";
 import { limitBody } from "./http/body-limit";
 import { ApiError, errorBody } from "./http/errors";
 import { idempotency } from "./http/idempotency";
 import { jsonBody } from "./http/json-body";
+import { mountOnFirstUse, type RouteGroup } from "./http/lazy-routes";
 import { logRequest, warnTransient } from "./http/log";
-import { registerOpenApiComponents, router } from "./http/openapi";
 import { rateLimitAndSession } from "./rate-limit/client";
 import { readYourWrites } from "./rate-limit/read-your-writes";
-import { cancelApplication } from "./routes/applications/cancel";
-import { createApplication } from "./routes/applications/create";
-import { getApplication } from "./routes/applications/get";
-import { listApplications } from "./routes/applications/list";
-import { login } from "./routes/authentication/login";
-import { logout } from "./routes/authentication/logout";
-import { downloadDocument } from "./routes/documents/download";
-import { rotateSigningSecret } from "./routes/notification-secret/rotate";
-import { listPartnerNotifications } from "./routes/notifications/delivery-log";
-import { listNotifications } from "./routes/notifications/list";
-import { replayNotifications } from "./routes/notifications/replay";
-import { resendNotification } from "./routes/notifications/resend";
-import { notificationWebhook } from "./routes/notifications/webhook";
-import { cancelOrderItems } from "./routes/orders/cancel-items";
-import { changeOrder } from "./routes/orders/change";
-import { deliverOrder } from "./routes/orders/deliver";
-import { returnOrder } from "./routes/orders/return";
-import { sendOrder } from "./routes/orders/send";
-import { createRefund } from "./routes/refunds/create";
-import { listRefunds } from "./routes/refunds/list";
-import { docsPage } from "./routes/system/docs";
-import { health } from "./routes/system/health";
 import { isTransient, retryAfterSeconds } from "./transient";
 
-const OPENAPI = {
-  openapi: "3.1.0",
-  info: {
-    title: "Financing Partner API",
-    version: "1.0.0",
-    summary: "Financing applications for your customers' orders: create, decide at our gateway, then manage the order.",
-    description:
-      "Create and manage customer financing applications (DEFERRED_PAYMENT, PAY_IN_THREE). Every error has the shape {error, error_description, requestId, errors?}; every response carries X-Request-Id and the X-Rate-Limit-* headers (a 503 of an overloaded rate limiter has no quota to report). Notifications of every state change are described under webhooks.",
-    contact: { name: "Partner support", email: "partners@example.com" },
-    license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
-  },
-  servers: [
-    {
-      url: "https://financing-partner-api.{account}.workers.dev",
-      description: "Deployed (or the origin in PUBLIC_BASE_URL)",
-      variables: {
-        account: { default: "your-account", description: "The Cloudflare account's workers.dev subdomain" },
-      },
-    },
-    { url: "http://127.0.0.1:8787", description: "Local development (npm start)" },
-  ],
-  tags: [
-    { name: "Authentication", description: "Log in for a bearer token (7200 s); revoke it." },
-    { name: "Applications", description: "Create, read, list and cancel financing applications." },
-    { name: "Orders", description: "Change the order, cancel, send, deliver and return items." },
-    { name: "Refunds", description: "Refunds of any amount up to what is refundable, and their list." },
-    { name: "Documents", description: "Files kept with returns, for their owner." },
-    { name: "Notifications", description: "The delivery log, resending, replaying, and the signing secret." },
-    { name: "System", description: "Health of the service." },
-  ],
-};
+const ID = "[^/]+";
 
-/** The OpenAPI 3.1 document of the app, as `GET /openapi.json` serves it (scripts/openapi.ts writes it to a file). */
-export function openApiDocument(app: ReturnType<typeof createApp>) {
-  return app.getOpenAPI31Document(OPENAPI);
-}
+/**
+ * The routes by group, each loaded on the first request to its paths (src/http/lazy-routes.ts), so
+ * that a cold isolate builds only the group its request needs. A pattern may claim more paths than
+ * its group answers (those are the app's 404), never fewer: test/app.groups.test.ts checks every route
+ * of every group against its pattern. The OpenAPI document lists every group (routes/system/openapi.ts).
+ */
+export const ROUTE_GROUPS: RouteGroup[] = [
+  {
+    name: "system",
+    paths: /^\/v1\/health$/,
+    load: async () => (await import("./routes/system/index")).systemRoutes,
+  },
+  {
+    name: "authentication",
+    paths: /^\/authentication\//,
+    load: async () => (await import("./routes/authentication/index")).authenticationRoutes,
+  },
+  {
+    name: "applications",
+    paths: new RegExp(`^/financing/v1/applications(/${ID}(/cancel)?)?/?$`),
+    load: async () => (await import("./routes/applications/index")).applicationRoutes,
+  },
+  {
+    name: "orders",
+    paths: new RegExp(`^/financing/v1/applications/${ID}/order(/|$)`),
+    load: async () => (await import("./routes/orders/index")).orderRoutes,
+  },
+  {
+    name: "refunds",
+    paths: new RegExp(`^/financing/v1/applications/${ID}/refunds(/|$)`),
+    load: async () => (await import("./routes/refunds/index")).refundRoutes,
+  },
+  {
+    name: "notifications",
+    paths: new RegExp(`^/financing/v1/(applications/${ID}/notifications|notifications|notification-secret)(/|$)`),
+    load: async () => (await import("./routes/notifications/index")).notificationRoutes,
+  },
+  {
+    name: "documents",
+    paths: new RegExp(`^/financing/v1/applications/${ID}/documents(/|$)`),
+    load: async () => (await import("./routes/documents/index")).documentRoutes,
+  },
+  {
+    name: "gateway",
+    paths: /^\/gateway\//,
+    load: async () => [(await import("./gateway")).gateway],
+  },
+  {
+    name: "reference",
+    paths: /^\/(openapi\.json|docs)$/,
+    load: async () => (await import("./routes/system/openapi")).referenceRoutes,
+  },
+];
 
 export function createApp() {
-  const app = router();
+  // TrieRouter: the groups' routes are added after the app has routed its first request.
+  const app = new Hono<HonoEnv>({ router: new TrieRouter() });
 
   app.use("*", requestId());
   app.use("*", countBindings);
@@ -96,39 +95,15 @@ export function createApp() {
   app.use("/financing/*", jsonBody);
   app.use("/financing/*", idempotency);
 
-  app.route("/", health);
-  app.route("/", login);
-  app.route("/", logout);
-  app.route("/", createApplication);
-  app.route("/", listApplications);
-  app.route("/", getApplication);
-  app.route("/", cancelApplication);
-  app.route("/", changeOrder);
-  app.route("/", cancelOrderItems);
-  app.route("/", sendOrder);
-  app.route("/", deliverOrder);
-  app.route("/", returnOrder);
-  app.route("/", createRefund);
-  app.route("/", listRefunds);
-  app.route("/", listNotifications);
-  app.route("/", resendNotification);
-  app.route("/", listPartnerNotifications);
-  app.route("/", replayNotifications);
-  app.route("/", rotateSigningSecret);
-  app.route("/", downloadDocument);
-  app.route("/", gateway);
-
-  registerOpenApiComponents(app);
-  app.openAPIRegistry.registerWebhook(notificationWebhook);
-  app.doc31("/openapi.json", OPENAPI);
-  app.get("/docs", docsPage);
-
   app.notFound(() => {
     throw ApiError.notFound("route");
   });
   app.onError((err, c) => {
     // The customer's pages answer their failures as pages, also those raised before the gateway's router.
-    if (new URL(c.req.url).pathname.startsWith("/gateway/")) return gatewayError(err, c);
+    // (Loaded already: a request under /gateway/ loads the gateway group before it is routed.)
+    if (new URL(c.req.url).pathname.startsWith("/gateway/")) {
+      return import("./gateway/errors").then(({ gatewayError }) => gatewayError(err, c));
+    }
     let apiError: ApiError;
     if (err instanceof ApiError) apiError = err;
     else if (err instanceof HTTPException && err.status < 500) {
@@ -154,5 +129,5 @@ export function createApp() {
     for (const [name, value] of Object.entries(apiError.headers)) c.header(name, value);
     return c.json(errorBody(apiError, c.get("requestId")), apiError.status);
   });
-  return app;
+  return mountOnFirstUse(app, ROUTE_GROUPS);
 }

@@ -1,17 +1,18 @@
 import { createApp } from "./app";
 import type { Env } from "./config";
 import { forgetExpiredKeys } from "./http/idempotency";
-import { consume } from "./notifications/consumer";
-import { sweep } from "./notifications/sweep";
 
 export { RateLimiter } from "./rate-limit/durable-object";
 
+// Only the middleware chain is built here: the route groups, the queue consumer and the sweep are
+// loaded when first needed, so that starting the Worker evaluates no more than a request needs.
 const app = createApp();
 
 export default {
   fetch: app.fetch,
-  queue: (batch, env) => consume(batch, env),
+  queue: async (batch, env) => (await import("./notifications/consumer")).consume(batch, env),
   scheduled: async (_controller, env, ctx) => {
+    const { sweep } = await import("./notifications/sweep");
     ctx.waitUntil(Promise.all([sweep(env), forgetExpiredKeys(env)]));
   },
 } satisfies ExportedHandler<Env, unknown>;

@@ -1,0 +1,7 @@
+import { cancelApplication } from "./cancel";
+import { createApplication } from "./create";
+import { getApplication } from "./get";
+import { listApplications } from "./list";
+
+/** The applications group's routers (src/routes/groups.ts loads it on the first request to its paths). */
+export const applicationRoutes = [createApplication, listApplications, getApplication, cancelApplication];

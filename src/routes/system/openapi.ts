@@ -1,0 +1,77 @@
+import { Hono } from "hono";
+import type { HonoEnv } from "../../env";
+import { registerOpenApiComponents, router } from "../../http/openapi";
+import { applicationRoutes } from "../applications";
+import { authenticationRoutes } from "../authentication";
+import { documentRoutes } from "../documents";
+import { notificationRoutes } from "../notifications";
+import { notificationWebhook } from "../notifications/webhook";
+import { orderRoutes } from "../orders";
+import { refundRoutes } from "../refunds";
+import { docsPage } from "./docs";
+import { systemRoutes } from "./index";
+
+const OPENAPI = {
+  openapi: "3.1.0",
+  info: {
+    title: "Financing Partner API",
+    version: "1.0.0",
+    summary: "Financing applications for your customers' orders: create, decide at our gateway, then manage the order.",
+    description:
+      "Create and manage customer financing applications (DEFERRED_PAYMENT, PAY_IN_THREE). Every error has the shape {error, error_description, requestId, errors?}; every response carries X-Request-Id and the X-Rate-Limit-* headers (a 503 of an overloaded rate limiter has no quota to report). Notifications of every state change are described under webhooks.",
+    contact: { name: "Partner support", email: "partners@example.com" },
+    license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
+  },
+  servers: [
+    {
+      url: "https://financing-partner-api.{account}.workers.dev",
+      description: "Deployed (or the origin in PUBLIC_BASE_URL)",
+      variables: {
+        account: { default: "your-account", description: "The Cloudflare account's workers.dev subdomain" },
+      },
+    },
+    { url: "http://127.0.0.1:8787", description: "Local development (npm start)" },
+  ],
+  tags: [
+    { name: "Authentication", description: "Log in for a bearer token (7200 s); revoke it." },
+    { name: "Applications", description: "Create, read, list and cancel financing applications." },
+    { name: "Orders", description: "Change the order, cancel, send, deliver and return items." },
+    { name: "Refunds", description: "Refunds of any amount up to what is refundable, and their list." },
+    { name: "Documents", description: "Files kept with returns, for their owner." },
+    { name: "Notifications", description: "The delivery log, resending, replaying, and the signing secret." },
+    { name: "System", description: "Health of the service." },
+  ],
+};
+
+/**
+ * Every documented router, in the document's order. The app loads these groups only when a request
+ * needs one (src/routes/groups.ts); the document needs them all, so it imports them here, and only a
+ * request for the document (or `npm run openapi`) evaluates this module.
+ */
+const DOCUMENTED = [
+  ...systemRoutes,
+  ...authenticationRoutes,
+  ...applicationRoutes,
+  ...orderRoutes,
+  ...refundRoutes,
+  ...notificationRoutes,
+  ...documentRoutes,
+];
+
+let registry: ReturnType<typeof router> | undefined;
+
+/** The OpenAPI 3.1 document of the API, as `GET /openapi.json` serves it (scripts/openapi.ts prints it). */
+export function openApiDocument() {
+  if (!registry) {
+    registry = router();
+    for (const routes of DOCUMENTED) registry.route("/", routes);
+    registerOpenApiComponents(registry);
+    registry.openAPIRegistry.registerWebhook(notificationWebhook);
+  }
+  return registry.getOpenAPI31Document(OPENAPI);
+}
+
+/** The reference group: the document and its interactive page. */
+export const referenceRoutes = [
+  new Hono<HonoEnv>().get("/openapi.json", (c) => c.json(openApiDocument())).get("/docs", docsPage),
+];
