@@ -1,76 +1,130 @@
 /**
  * The Worker's bindings and variables, typed and parsed here once. Every variable and its default is
- * written in ConfigSchema only: wrangler.toml sets none, so the deployed Worker, `npm start` and the
+ * written in VARIABLES only: wrangler.toml sets none, so the deployed Worker, `npm start` and the
  * tests all start from these defaults and override what they must.
  */
-import { z } from "zod";
 import type { UrlPolicy } from "./domain/url-safety";
 import type { NotificationMessage } from "./notifications/message";
 import type { RateLimiter } from "./rate-limit/durable-object";
 
-const flag = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
-const positiveInt = z.coerce.number().int().positive();
+/*
+ * Plain parsers rather than a zod schema: every request reads the configuration, so this module is
+ * part of the Worker's startup, and zod's module with a schema built from it cost more CPU there than
+ * the rest of the middleware chain together (see bench/startup.ts). Each parser takes the variable's
+ * raw value (undefined when unset) and answers its value or INVALID.
+ */
+const INVALID = Symbol("invalid");
+type Parser<T> = (raw: unknown) => T | typeof INVALID;
 
-const DecisionLimits = z.record(z.string(), z.record(z.string(), z.number().int().nonnegative()));
+const flag =
+  (fallback: boolean): Parser<boolean> =>
+  (raw) => {
+    if (raw === undefined) return fallback;
+    if (raw === "true" || raw === "1") return true;
+    if (raw === "false" || raw === "0") return false;
+    return INVALID;
+  };
 
-const ConfigSchema = z.object({
+/** A positive safe integer, from a string or a number. */
+const positiveInt =
+  (fallback: number): Parser<number> =>
+  (raw) => {
+    if (raw === undefined) return fallback;
+    const value = Number(raw);
+    return Number.isSafeInteger(value) && value > 0 ? value : INVALID;
+  };
+
+const isTimeZone = (tz: string) => {
+  try {
+    new Intl.DateTimeFormat("en-GB", { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+const isUrl = (text: string) => {
+  try {
+    new URL(text);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** Highest financed total (minor units) per type and currency: type → currency → non-negative integer. */
+type DecisionLimits = Record<string, Record<string, number>>;
+
+const decisionLimits = (json: string): DecisionLimits | typeof INVALID => {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(json);
+  } catch {
+    return INVALID;
+  }
+  const valid =
+    isRecord(parsed) &&
+    Object.values(parsed).every(
+      (byCurrency) =>
+        isRecord(byCurrency) &&
+        Object.values(byCurrency).every((limit) => Number.isSafeInteger(limit) && (limit as number) >= 0),
+    );
+  return valid ? (parsed as DecisionLimits) : INVALID;
+};
+
+const VARIABLES = {
   /** Refuse plain HTTP (403) and partner URLs that are not https. Off for local development and tests. */
-  REQUIRE_HTTPS: flag.default(true),
-  SERVICE_TIMEZONE: z
-    .string()
-    .default("UTC")
-    .refine((tz) => {
-      try {
-        new Intl.DateTimeFormat("en-GB", { timeZone: tz });
-        return true;
-      } catch {
-        return false;
-      }
-    }, "not an IANA time zone"),
+  REQUIRE_HTTPS: flag(true),
+  /** An IANA time zone. */
+  SERVICE_TIMEZONE: (raw: unknown) => {
+    const tz = raw ?? "UTC";
+    return typeof tz === "string" && isTimeZone(tz) ? tz : INVALID;
+  },
   /** Ports besides 443 that partner URLs may use where HTTPS is required, comma-separated. */
-  ALLOWED_URL_PORTS: z
-    .string()
-    .default("")
-    .refine((s) => /^(\d{1,5}(,\d{1,5})*)?$/.test(s.replace(/\s/g, "")), "a comma-separated list of ports")
-    .transform((s) => s.replace(/\s/g, "").split(",").filter(Boolean).map(Number)),
-  PUBLIC_BASE_URL: z
-    .union([z.literal(""), z.url()])
-    .optional()
-    .transform((v) => (v ? v.replace(/\/+$/, "") : undefined)),
-  RATE_LIMIT_REQUESTS: positiveInt.default(600),
-  RATE_LIMIT_WINDOW_SECONDS: positiveInt.default(60),
-  LOGIN_MAX_FAILURES: positiveInt.default(5),
-  LOGIN_FAILURE_WINDOW_SECONDS: positiveInt.default(900),
+  ALLOWED_URL_PORTS: (raw: unknown) => {
+    if (raw !== undefined && typeof raw !== "string") return INVALID;
+    const ports = (raw ?? "").replace(/\s/g, "");
+    return /^(\d{1,5}(,\d{1,5})*)?$/.test(ports) ? ports.split(",").filter(Boolean).map(Number) : INVALID;
+  },
+  /** The service's origin in links, without trailing slashes; unset or empty: the request's origin. */
+  PUBLIC_BASE_URL: (raw: unknown) => {
+    if (raw === undefined || raw === "") return undefined;
+    if (typeof raw !== "string" || !isUrl(raw.trim())) return INVALID;
+    return raw.trim().replace(/\/+$/, "");
+  },
+  RATE_LIMIT_REQUESTS: positiveInt(600),
+  RATE_LIMIT_WINDOW_SECONDS: positiveInt(60),
+  LOGIN_MAX_FAILURES: positiveInt(5),
+  LOGIN_FAILURE_WINDOW_SECONDS: positiveInt(900),
   /** Failed logins per client address in the same window (shared offices and NAT get more room). */
-  LOGIN_MAX_FAILURES_PER_ADDRESS: positiveInt.default(20),
+  LOGIN_MAX_FAILURES_PER_ADDRESS: positiveInt(20),
   /** After a rotation, how long the previous signing secret still signs notifications beside the new one. */
-  SIGNING_SECRET_OVERLAP_SECONDS: positiveInt.default(86400),
+  SIGNING_SECRET_OVERLAP_SECONDS: positiveInt(86400),
   /** Highest financed total (minor units) the automatic decision approves, per type and currency (JSON). */
-  DECISION_LIMITS: z
-    .string()
-    .default('{"DEFERRED_PAYMENT":{"CZK":5000000,"EUR":200000},"PAY_IN_THREE":{"CZK":10000000,"EUR":400000}}')
-    .transform((s, ctx) => {
-      const parsed = DecisionLimits.safeParse(JSON.parse(s));
-      if (!parsed.success) {
-        ctx.addIssue({ code: "custom", message: "DECISION_LIMITS must map type → currency → integer" });
-        return z.NEVER;
-      }
-      return parsed.data;
-    }),
-  /** Secret: peppers password hashes and derives the key that encrypts API keys. */
-  AUTH_PEPPER: z.string().min(16, "AUTH_PEPPER secret must be set (at least 16 characters)"),
+  DECISION_LIMITS: (raw: unknown) => {
+    const json =
+      raw ?? '{"DEFERRED_PAYMENT":{"CZK":5000000,"EUR":200000},"PAY_IN_THREE":{"CZK":10000000,"EUR":400000}}';
+    return typeof json === "string" ? decisionLimits(json) : INVALID;
+  },
+  /** Secret: peppers password hashes and derives the key that encrypts API keys (at least 16 characters). */
+  AUTH_PEPPER: (raw: unknown) => (typeof raw === "string" && raw.length >= 16 ? raw : INVALID),
   /** Benchmarks and tests only: responses report the D1 and Durable Object calls they made. */
-  COUNT_BINDINGS: flag.default(false),
-});
+  COUNT_BINDINGS: flag(false),
+} satisfies Record<string, Parser<unknown>>;
 
-export type Config = z.infer<typeof ConfigSchema>;
+type Variable = keyof typeof VARIABLES;
+
+export type Config = { [Name in Variable]: Exclude<ReturnType<(typeof VARIABLES)[Name]>, typeof INVALID> };
 
 /** Bindings of the Worker (wrangler.toml) and its variables, which arrive as strings. */
 export type Env = {
   DB: D1Database;
   RATE_LIMITER: DurableObjectNamespace<RateLimiter>;
   NOTIFICATIONS: Queue<NotificationMessage>;
-} & { [Variable in keyof z.input<typeof ConfigSchema>]?: string };
+} & { [Name in Variable]?: string };
 
 // Bindings are fixed for the life of an isolate: parse once per env object, fail loudly on bad config.
 const cache = new WeakMap<Env, Config>();
@@ -78,12 +132,16 @@ const cache = new WeakMap<Env, Config>();
 export function config(env: Env): Config {
   let parsed = cache.get(env);
   if (!parsed) {
-    const result = ConfigSchema.safeParse(env);
-    if (!result.success) {
-      // Names the variable, never its value (the pepper is a secret).
-      throw new Error(`invalid configuration: ${result.error.issues.map((i) => i.path.join(".")).join(", ")}`);
+    const values: Record<string, unknown> = {};
+    const invalid: string[] = [];
+    for (const [name, parse] of Object.entries(VARIABLES)) {
+      const value = parse(env[name as Variable]);
+      if (value === INVALID) invalid.push(name);
+      else values[name] = value;
     }
-    parsed = result.data;
+    // Names the variable, never its value (the pepper is a secret).
+    if (invalid.length > 0) throw new Error(`invalid configuration: ${invalid.join(", ")}`);
+    parsed = values as Config;
     cache.set(env, parsed);
   }
   return parsed;
