@@ -3,8 +3,6 @@ import { openSecret, sealSecret, sha256Hex } from "../auth/crypto";
 import { session } from "../auth/require-session";
 import { now } from "../clock";
 import { config } from "../config";
-import { database } from "../db/client";
-import { claimKey, forgetKeysBefore, keyRow, releaseKey, storeAnswer } from "../db/idempotency-keys";
 import type { HonoEnv } from "../env";
 import { ApiError, detail } from "./errors";
 
@@ -22,6 +20,15 @@ const POLL_MS = 100;
 const REPLAYED_HEADERS = ["content-type", "location", "cache-control"];
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Drizzle and the key store, loaded by the first request that sends a key rather than at the Worker's
+ * startup (this middleware is part of every request; most send no key).
+ */
+const keyStore = async () => {
+  const [{ database }, keys] = await Promise.all([import("../db/client"), import("../db/idempotency-keys")]);
+  return { database, ...keys };
+};
 
 /**
  * `Idempotency-Key` on POST and PUT (CONTRACT 1): the first request with a key claims it (a row per
@@ -45,6 +52,7 @@ export const idempotency = createMiddleware<HonoEnv>(async (c, next) => {
   const target = `${c.req.method} ${new URL(c.req.url).pathname}`;
   const body = await (c.req.bodyCache as Record<string, Promise<string>>).text;
   const requestHash = await sha256Hex(`${target}\n${body}`);
+  const { database, claimKey, keyRow, releaseKey, storeAnswer } = await keyStore();
   const db = database(c.env);
 
   for (let waited = 0; ; waited += POLL_MS) {
@@ -102,5 +110,6 @@ export const idempotency = createMiddleware<HonoEnv>(async (c, next) => {
 
 /** Scheduled clean-up of keys older than 24 hours. */
 export async function forgetExpiredKeys(env: HonoEnv["Bindings"]): Promise<void> {
+  const { database, forgetKeysBefore } = await keyStore();
   await forgetKeysBefore(database(env), now() - IDEMPOTENCY_TTL_MS);
 }

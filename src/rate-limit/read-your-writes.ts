@@ -1,5 +1,5 @@
 import { createMiddleware } from "hono/factory";
-import { withD1Session } from "../db/client";
+import { withD1Session } from "../db/session";
 import type { HonoEnv } from "../env";
 import { limiter, tokenSubject, warn } from "./client";
 
