@@ -1,7 +1,6 @@
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { requestId } from "hono/request-id";
-import { TrieRouter } from "hono/router/trie-router";
 import { secureHeaders } from "hono/secure-headers";
 import { requireSession } from "./auth/require-session";
 import { config } from "./config";
@@ -11,7 +10,7 @@ import { limitBody } from "./http/body-limit";
 import { ApiError, errorBody } from "./http/errors";
 import { idempotency } from "./http/idempotency";
 import { jsonBody } from "./http/json-body";
-import { mountOnFirstUse, type RouteGroup } from "./http/lazy-routes";
+import { ExtensibleRouter, mountOnFirstUse, type RouteGroup } from "./http/lazy-routes";
 import { logRequest, warnTransient } from "./http/log";
 import { rateLimitAndSession } from "./rate-limit/client";
 import { readYourWrites } from "./rate-limit/read-your-writes";
@@ -74,8 +73,8 @@ export const ROUTE_GROUPS: RouteGroup[] = [
 ];
 
 export function createApp() {
-  // TrieRouter: the groups' routes are added after the app has routed its first request.
-  const app = new Hono<HonoEnv>({ router: new TrieRouter() });
+  // The groups' routes are added after the app has routed its first request.
+  const app = new Hono<HonoEnv>({ router: new ExtensibleRouter() });
 
   app.use("*", requestId());
   app.use("*", countBindings);
