@@ -26,6 +26,8 @@ export interface StartupMeasure {
 
 export interface StartupResult {
   api: StartupMeasure;
+  /** The API with the applications group loaded at startup: what a cold GET evaluates (bench/floors/api-cold-get.js). */
+  coldGet: StartupMeasure;
   floor: StartupMeasure;
 }
 
@@ -107,16 +109,18 @@ export function measureStartup(runs = config.startupRuns): StartupResult {
   );
   log(`Startup CPU (wrangler check startup, ${runs} runs each)…`);
   const api = checkStartup("api", [], runs);
+  const coldGet = checkStartup("api-cold-get", [path.join(BENCH, "floors", "api-cold-get.js")], runs);
   const floor = checkStartup("hello-hono", ["--config", floorConfig], runs);
   log(
     `  api ${api.median.toFixed(1)} ms, one-route Hono ${floor.median.toFixed(1)} ms: ${(api.median / floor.median).toFixed(1)} ×`,
   );
-  return { api, floor };
+  log(`  the API with the applications group (a cold GET's modules) ${coldGet.median.toFixed(1)} ms`);
+  return { api, coldGet, floor };
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const result = measureStartup();
-  for (const m of [result.api, result.floor]) {
+  for (const m of [result.api, result.coldGet, result.floor]) {
     log(
       `${m.label}: median ${m.median.toFixed(1)} ms (runs ${m.runs.map((v) => v.toFixed(1)).join(", ")}); ${m.profile}`,
     );
