@@ -84,6 +84,17 @@ describe("service time formatting", () => {
     expect(formatDateTime(Date.UTC(2009, 2, 8, 3, 31, 0), zone)).toBe("2009-03-08T01:01:00-02:30");
   });
 
+  it("stays exact past its bound: 10,500 quarter hours (it keeps 10,000) drop the oldest, read again when asked", () => {
+    // A quarter hour before and after Prague's spring change of 2026, then the 10,500 that follow it.
+    const start = Date.UTC(2026, 2, 29, 0, 45);
+    const quarter = 15 * 60 * 1000;
+    for (let i = 0; i < 10_500; i++) formatDateTime(start + i * quarter + 7_000, "Europe/Prague");
+    for (const i of [0, 1, 2, 3, 499, 500, 10_499]) {
+      const at = start + i * quarter + 7_000;
+      expect(formatDateTime(at, "Europe/Prague")).toBe(reference(at, "Europe/Prague"));
+    }
+  });
+
   it("formats UTC without reading any zone data", () => {
     expect(formatDateTime(Date.UTC(2026, 10, 23, 21, 5, 9, 999), "UTC")).toBe("2026-11-23T21:05:09+00:00");
   });
