@@ -1,7 +1,7 @@
 /**
  * Money rules on integer minor units. Pure: no HTTP, no SQL.
  */
-import type { Problem } from "./result";
+import type { InvalidCode, Problem } from "./result";
 
 export interface MoneyInput {
   amount: number;
@@ -44,6 +44,16 @@ export interface OrderMoneyInput {
  *   DISCOUNT may not be positive); attribute `order.items[i].totalPrice.amount`.
  * - NON_POSITIVE_TOTAL: the order total is > 0; attribute `order.totalPrice.amount`.
  */
+/** The codes `orderConsistencyProblems` reports: what an order's amounts can get wrong (400). */
+export const ORDER_CONSISTENCY_CODES = [
+  "CURRENCY_MISMATCH",
+  "TOTAL_PRICE_MISMATCH",
+  "UNIT_PRICE_MISMATCH",
+  "VAT_MISMATCH",
+  "NEGATIVE_AMOUNT",
+  "NON_POSITIVE_TOTAL",
+] as const satisfies readonly InvalidCode[];
+
 export function orderConsistencyProblems(order: OrderMoneyInput, prefix = "order"): Problem[] {
   const problems: Problem[] = [];
   const currency = order.totalPrice.currency;

@@ -9,7 +9,7 @@ import { type Aggregate, loadAggregate } from "../../db/applications";
 import { database } from "../../db/client";
 import type { OrderDetails } from "../../db/schema";
 import { duplicateKey, withinDuplicateWindow } from "../../domain/duplicates";
-import { orderConsistencyProblems } from "../../domain/money";
+import { ORDER_CONSISTENCY_CODES, orderConsistencyProblems } from "../../domain/money";
 import { newLines } from "../../domain/order-lines";
 import { merchantUrlProblems } from "../../domain/url-safety";
 import { ApiError } from "../../http/errors";
@@ -44,14 +44,7 @@ const route = createRoute({
       body: true,
       idempotent: true,
       lookup: false,
-      invalid: [
-        "CURRENCY_MISMATCH",
-        "TOTAL_PRICE_MISMATCH",
-        "UNIT_PRICE_MISMATCH",
-        "VAT_MISMATCH",
-        "NEGATIVE_AMOUNT",
-        "NON_POSITIVE_TOTAL",
-      ],
+      invalid: [...ORDER_CONSISTENCY_CODES],
     }),
   },
 });

@@ -1,6 +1,6 @@
 import { createRoute } from "@hono/zod-openapi";
 import { operate } from "../../applications/operate";
-import { orderConsistencyProblems } from "../../domain/money";
+import { ORDER_CONSISTENCY_CODES, orderConsistencyProblems } from "../../domain/money";
 import { planChange } from "../../domain/order-operations";
 import { ApiError } from "../../http/errors";
 import { bearerSecurity, failures, IdempotencyHeaders, jsonBodyOf, router, writeContent } from "../../http/openapi";
@@ -29,14 +29,7 @@ const route = createRoute({
       body: true,
       idempotent: true,
       guarded: true,
-      invalid: [
-        "CURRENCY_MISMATCH",
-        "TOTAL_PRICE_MISMATCH",
-        "UNIT_PRICE_MISMATCH",
-        "VAT_MISMATCH",
-        "NEGATIVE_AMOUNT",
-        "NON_POSITIVE_TOTAL",
-      ],
+      invalid: [...ORDER_CONSISTENCY_CODES],
       refusals: [
         "ORDER_ALREADY_SENT",
         "APPLICATION_REJECTED",
