@@ -50,11 +50,14 @@ export interface RouteGroup {
  */
 export function mountOnFirstUse(app: Hono<HonoEnv>, groups: readonly RouteGroup[]) {
   const mounting = new Map<RouteGroup, Promise<void>>();
+  // Groups not yet mounted: once it is empty, a request costs nothing here (the hot path).
+  const unmounted = new Set(groups);
   const mount = (group: RouteGroup) => {
     let mounted = mounting.get(group);
     if (!mounted) {
       mounted = group.load().then((routers) => {
         for (const routes of routers) app.route("/", routes);
+        unmounted.delete(group);
       });
       // A failed load is tried again by the next request rather than remembered.
       mounted.catch(() => mounting.delete(group));
@@ -65,8 +68,10 @@ export function mountOnFirstUse(app: Hono<HonoEnv>, groups: readonly RouteGroup[
   const route = app.fetch;
   // `app.request` (the tests) goes through `app.fetch` too.
   app.fetch = async (request, env, executionCtx) => {
-    const path = app.getPath(request);
-    await Promise.all(groups.filter((group) => group.paths.test(path)).map(mount));
+    if (unmounted.size > 0) {
+      const path = app.getPath(request);
+      await Promise.all([...unmounted].filter((group) => group.paths.test(path)).map(mount));
+    }
     return route(request, env, executionCtx);
   };
   return app;

@@ -5,7 +5,7 @@ import { planDeliver } from "../../domain/order-operations";
 import { router } from "../../http/openapi";
 import { presentContext, presentOrder } from "../applications/present";
 import examples from "../examples.json";
-import { orderOperationRoute } from "./operation-route";
+import { ITEM_OPERATION_REFUSALS, orderOperationRoute } from "./operation-route";
 import { DeliverRequest } from "./schema";
 
 const route = orderOperationRoute({
@@ -16,13 +16,7 @@ const route = orderOperationRoute({
     "Needs state READY. Without `items` every item not yet delivered (nor cancelled or returned) is marked DELIVERED; a line not yet sent is sent too (its `sentDate` becomes `sentDate`, else `deliveryDate`). `deliveryDate` defaults to today. When every active item is delivered the stateReason becomes READY_DELIVERED. Refusals (422): APPLICATION_NOT_READY, APPLICATION_REJECTED, APPLICATION_ALREADY_CANCELLED, ITEM_NOT_FOUND, INVALID_QUANTITY.",
   body: DeliverRequest,
   example: examples.deliverRequest,
-  refusals: [
-    "APPLICATION_NOT_READY",
-    "APPLICATION_REJECTED",
-    "APPLICATION_ALREADY_CANCELLED",
-    "ITEM_NOT_FOUND",
-    "INVALID_QUANTITY",
-  ],
+  refusals: [...ITEM_OPERATION_REFUSALS],
 });
 
 export const deliverOrder = router().openapi(route, async (c) => {

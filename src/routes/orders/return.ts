@@ -5,7 +5,7 @@ import { ApiError } from "../../http/errors";
 import { router } from "../../http/openapi";
 import { presentContext, presentOrder } from "../applications/present";
 import examples from "../examples.json";
-import { orderOperationRoute } from "./operation-route";
+import { ITEM_OPERATION_REFUSALS, orderOperationRoute } from "./operation-route";
 import { ReturnRequest } from "./schema";
 
 const route = orderOperationRoute({
@@ -17,11 +17,7 @@ const route = orderOperationRoute({
   body: ReturnRequest,
   example: examples.returnRequest,
   refusals: [
-    "APPLICATION_NOT_READY",
-    "APPLICATION_REJECTED",
-    "APPLICATION_ALREADY_CANCELLED",
-    "ITEM_NOT_FOUND",
-    "INVALID_QUANTITY",
+    ...ITEM_OPERATION_REFUSALS,
     "NOTHING_TO_RETURN",
     "DISCOUNT_NOT_SEPARABLE",
     "REFUND_LIMIT_EXCEEDED",

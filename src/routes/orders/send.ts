@@ -5,7 +5,7 @@ import { planSend } from "../../domain/order-operations";
 import { router } from "../../http/openapi";
 import { presentContext, presentOrder } from "../applications/present";
 import examples from "../examples.json";
-import { orderOperationRoute } from "./operation-route";
+import { ITEM_OPERATION_REFUSALS, orderOperationRoute } from "./operation-route";
 import { SendRequest } from "./schema";
 
 const route = orderOperationRoute({
@@ -16,14 +16,7 @@ const route = orderOperationRoute({
     "Needs state READY (goods go out only after approval). Without `items` (or with an empty body) every item not yet sent is marked SENT; with `items`, the given units (a partial quantity splits the line). `sentDate` defaults to today. The application's stateReason becomes READY_SHIPPED. Refusals (422): APPLICATION_NOT_READY, APPLICATION_REJECTED, APPLICATION_ALREADY_CANCELLED, ITEM_NOT_FOUND, INVALID_QUANTITY, ORDER_ALREADY_SENT (nothing left to send).",
   body: SendRequest,
   example: examples.sendRequest,
-  refusals: [
-    "APPLICATION_NOT_READY",
-    "APPLICATION_REJECTED",
-    "APPLICATION_ALREADY_CANCELLED",
-    "ITEM_NOT_FOUND",
-    "INVALID_QUANTITY",
-    "ORDER_ALREADY_SENT",
-  ],
+  refusals: [...ITEM_OPERATION_REFUSALS, "ORDER_ALREADY_SENT"],
 });
 
 export const sendOrder = router().openapi(route, async (c) => {
