@@ -14,12 +14,31 @@ async function keyOf(pepper: string): Promise<CryptoKey> {
 }
 
 /**
+ * Tokens already derived in this isolate, by application: every presented application carries its
+ * gateway URL (a list page 20 of them), and an HMAC is a round trip into the runtime's crypto. Holding
+ * them adds nothing to what the isolate holds already (the pepper derives every one of them). Bounded:
+ * the oldest goes first, and a change of pepper empties it.
+ */
+export const GATEWAY_TOKENS_KEPT = 4096;
+let derived: { pepper: string; tokens: Map<string, string> } | undefined;
+
+/**
  * The gateway token is derived, not stored: HMAC(pepper, application id). It is unguessable without
  * the pepper, bound to one application, and the URL can be rebuilt whenever the application is read.
  */
 export async function gatewayToken(pepper: string, applicationId: string): Promise<string> {
-  return (await hmacSha256Hex(await keyOf(pepper), `gateway/v1:${applicationId}`)).slice(0, 40);
+  if (derived?.pepper !== pepper) derived = { pepper, tokens: new Map() };
+  const { tokens } = derived;
+  const kept = tokens.get(applicationId);
+  if (kept !== undefined) return kept;
+  const token = (await hmacSha256Hex(await keyOf(pepper), `gateway/v1:${applicationId}`)).slice(0, 40);
+  if (tokens.size >= GATEWAY_TOKENS_KEPT) tokens.delete(tokens.keys().next().value!);
+  tokens.set(applicationId, token);
+  return token;
 }
+
+/** How many derived tokens the isolate holds (for the test of the bound). */
+export const gatewayTokensHeld = () => derived?.tokens.size ?? 0;
 
 export async function gatewayTokenMatches(pepper: string, applicationId: string, token: string): Promise<boolean> {
   const encoder = new TextEncoder();
