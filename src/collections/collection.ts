@@ -44,11 +44,11 @@ export interface PreparedPage<Row> {
   execute(values?: Record<string, unknown>): Promise<Row[]>;
 }
 
-/** A page's statement: prepared (`keysetPage`), or run and read as SQL as it is (tests read its plan). */
-export type PageQuery<Row> = PromiseLike<Row[]> & {
+/** A page's statement: prepared (`keysetPage`), or read as SQL (tests read its plan). */
+export interface PageQuery<Row> {
   toSQL(): { sql: string; params: unknown[] };
   prepare(): PreparedPage<Row>;
-};
+}
 
 export interface Collection<TTable extends SQLiteTable = SQLiteTable, Row = TTable["$inferSelect"]> {
   table: TTable;

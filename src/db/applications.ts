@@ -6,7 +6,7 @@ import { and, eq, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { ApplicationState, StateReason } from "../domain/application-state";
 import type { Line } from "../domain/order-lines";
-import { type Database, prepared } from "./client";
+import { type Database, prepared, preparedRelational } from "./client";
 import { type ApplicationRow, applications, partners } from "./schema";
 
 export interface Aggregate {
@@ -25,16 +25,16 @@ const LINES_AND_DOCUMENTS = {
 } satisfies NonNullable<Parameters<Database["query"]["applications"]["findFirst"]>[0]>["with"];
 
 const aggregateQuery = prepared((db) =>
-  db.query.applications
-    .findFirst({
+  preparedRelational(
+    db.query.applications.findFirst({
       where: (a, { and, eq }) =>
         and(eq(a.id, sql.placeholder("applicationId")), eq(a.partnerId, sql.placeholder("partnerId"))),
       with: LINES_AND_DOCUMENTS,
-    })
-    .prepare(),
+    }),
+  ),
 );
 
-type Found = NonNullable<Awaited<ReturnType<ReturnType<typeof aggregateQuery>["execute"]>>>;
+type Found = NonNullable<Awaited<ReturnType<ReturnType<typeof aggregateQuery>>>>;
 
 /** The application with its lines and documents as read in one statement → the aggregate. */
 export function aggregateOf({ lines, documents: docs, ...application }: Found): Aggregate {
@@ -43,7 +43,7 @@ export function aggregateOf({ lines, documents: docs, ...application }: Found): 
 
 /** The application with its lines and documents in one statement; null when absent or another partner's. */
 export async function loadAggregate(db: Database, partnerId: string, applicationId: string): Promise<Aggregate | null> {
-  const found = await aggregateQuery(db).execute({ applicationId, partnerId });
+  const found = await aggregateQuery(db)({ applicationId, partnerId });
   return found ? aggregateOf(found) : null;
 }
 
@@ -51,8 +51,13 @@ export async function loadAggregate(db: Database, partnerId: string, application
  * A page of applications with their lines and documents in one statement (the list's `read`): the
  * keyset query's conditions, order and limit on the same relational query as `loadAggregate`.
  */
-export const applicationsPage = (db: Database, where: SQL, orderBy: SQL[], limit: number) =>
-  db.query.applications.findMany({ where, orderBy, limit, with: LINES_AND_DOCUMENTS });
+export function applicationsPage(db: Database, where: SQL, orderBy: SQL[], limit: number) {
+  const query = db.query.applications.findMany({ where, orderBy, limit, with: LINES_AND_DOCUMENTS });
+  return {
+    toSQL: () => query.toSQL(),
+    prepare: () => ({ execute: preparedRelational(query) }),
+  };
+}
 
 export type ApplicationPageRow = Found;
 
