@@ -102,6 +102,15 @@ describe("the error envelope", () => {
     // A real character outside the BMP (a surrogate pair) is just text.
     const emoji = JSON.stringify(applicationRequest()).replace("Jana Nováková", "Jana \\ud83d\\ude00");
     expect((await call("POST", "/financing/v1/applications", { token, body: emoji })).status).toBe(201);
+    // Upper-case escapes and one in a key are found too; an escaped backslash before "ud800" is just text.
+    const upper = JSON.stringify(applicationRequest()).replace('"fullName"', '"full\\uDC00Name"');
+    const inKey = await call("POST", "/financing/v1/applications", { token, body: upper });
+    expect(inKey.status).toBe(400);
+    expect(await json(inKey)).toMatchObject({
+      errors: [{ code: "INVALID_VALUE", attribute: "customer.full\uDC00Name" }],
+    });
+    const text = JSON.stringify(applicationRequest()).replace("Jana Nováková", "Jana \\\\ud800");
+    expect((await call("POST", "/financing/v1/applications", { token, body: text })).status).toBe(201);
   });
 
   it("answers 400, not 500, to a body the client cut short", async () => {

@@ -6,6 +6,11 @@ import { ApiError, attributePath } from "./errors";
 const JSON_MEDIA_TYPE = /^application\/([\w.-]+\+)?json$/i;
 /** A UTF-16 surrogate that is not half of a pair: no character, and stored it would turn into U+FFFD. */
 const LONE_SURROGATE = /\p{Surrogate}/u;
+/**
+ * Where a surrogate can come from at all: the text is valid UTF-8, which cannot encode one, so only a
+ * `\uD800`–`\uDFFF` escape makes one. A body without such an escape needs no walk through its values.
+ */
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
 
 /**
@@ -43,7 +48,7 @@ export const jsonBody = createMiddleware<HonoEnv>(async (c, next) => {
     } catch {
       throw ApiError.of([{ code: "MALFORMED_JSON", message: "request body is not valid JSON" }]);
     }
-    const broken = loneSurrogates(value, []);
+    const broken = SURROGATE_ESCAPE.test(text) ? loneSurrogates(value, []) : [];
     if (broken.length > 0) throw ApiError.of(broken);
   }
   // Hono's json() parses the cached text: an empty body reads as `{}`.
