@@ -50,7 +50,7 @@ export const config = {
   idleWait: number("BENCH_IDLE_WAIT", 120),
   /** BENCH_STARTUP=0 skips `wrangler check startup`; BENCH_STARTUP_RUNS profiles per Worker (median taken). */
   startup: env.BENCH_STARTUP !== "0",
-  startupRuns: Math.max(1, Math.floor(number("BENCH_STARTUP_RUNS", QUICK ? 3 : 5))),
+  startupRuns: Math.max(1, Math.floor(number("BENCH_STARTUP_RUNS", QUICK ? 3 : 9))),
   /** Requests per scenario sent to the counting instance to sample D1 and Durable Object calls. */
   samples: 3,
   out: env.BENCH_OUT ?? (FULL ? path.join(BENCH, "results.md") : path.join(DATA, "results.partial.md")),

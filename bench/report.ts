@@ -218,14 +218,14 @@ export function report(data: RunData): string {
   if (data.startup && !("error" in data.startup)) {
     const { api: a, floor: f } = data.startup;
     targets.push(
-      `| startup ≤ 2 × a one-route Hono Worker's, CPU (wrangler check startup) | ${fmt(a.median / f.median)} × (${ms(a.median)} ms vs ${ms(f.median)} ms; see Startup) | ${verdictAtMost(a.median / f.median, 2)} |`,
+      `| startup ≤ 2 × a one-route Hono Worker's, CPU (wrangler check startup's procedure, 50 µs sampling) | ${fmt(a.median / f.median)} × (${ms(a.median)} ms vs ${ms(f.median)} ms; see Startup) | ${verdictAtMost(a.median / f.median, 2)} |`,
     );
   }
 
   // ---- Startup ----
   const startup: string[] = [];
   if (data.startup && "error" in data.startup) {
-    startup.push(`\`wrangler check startup\` failed: ${data.startup.error}`);
+    startup.push(`The startup measurement failed: ${data.startup.error}`);
   } else if (data.startup) {
     const { api: a, coldGet: g, floor: f } = data.startup;
     startup.push(
@@ -235,7 +235,7 @@ export function report(data: RunData): string {
       `| the API with the applications group loaded at startup (bench/floors/api-cold-get.js) | ${ms(g.median)} | ${g.runs.map((v) => ms(v)).join(", ")} | ${g.profile} |`,
       `| floor: one-route Hono Worker (bench/floors/hello-hono.ts) | ${ms(f.median)} | ${f.runs.map((v) => ms(v)).join(", ")} | ${f.profile} |`,
       "",
-      `The API's startup costs ${fmt(a.median / f.median, 1)} × the one-route Hono Worker's (${ms(a.median - f.median)} ms more). Route groups load on their first request (src/http/lazy-routes.ts), so a cold isolate's first request also evaluates its own group: for a GET of an application, zod and the applications routes, ${ms(g.median - a.median)} ms more (the second row). Measured by \`wrangler check startup\` (a V8 profile of the bundle's startup in a local workerd; non-idle samples × the sampling interval), on this machine's CPU, not Cloudflare's.`,
+      `The API's startup costs ${fmt(a.median / f.median, 1)} × the one-route Hono Worker's (${ms(a.median - f.median)} ms more). Route groups load on their first request (src/http/lazy-routes.ts), so a cold isolate's first request also evaluates its own group: for a GET of an application, zod and the applications routes, ${ms(g.median - a.median)} ms more (the second row). Measured as \`wrangler check startup\` measures (a V8 profile of importing the bundle in a local workerd; non-idle samples × the sampling interval), sampling every 50 µs instead of V8's default millisecond (bench/README.md), on this machine's CPU, not Cloudflare's.`,
     );
   } else {
     startup.push("Not measured (BENCH_STARTUP=0).");

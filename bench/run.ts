@@ -167,7 +167,7 @@ async function main(): Promise<void> {
   let startup: RunData["startup"];
   if (config.startup) {
     try {
-      startup = measureStartup();
+      startup = await measureStartup();
     } catch (error) {
       startup = { error: error instanceof Error ? error.message.slice(0, 500) : String(error) };
       log(`  ${startup.error}`);
