@@ -5,36 +5,48 @@
  * whole batch when that update matched nothing: a concurrent write won, and nothing of this one lands.
  */
 import { and, eq, getTableColumns, sql } from "drizzle-orm";
-import type { BatchItem } from "drizzle-orm/batch";
 import type { Line } from "../domain/order-lines";
 import { applyPlan, type EventRecord, type Plan } from "../domain/plan";
 import { type Aggregate, commit, isConstraintError } from "./applications";
-import { type Database, insertRows } from "./client";
+import { type Database, insertRows, prepared, updateWhere } from "./client";
 import { type ApplicationRow, applications, documents, events, type OrderLineRow, orderLines, refunds } from "./schema";
 
-type Statements = [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]];
+/** The guard after the application's conditional update: its CHECK fails when that update matched nothing. */
+const WRITE_GUARD = "INSERT OR REPLACE INTO write_guard (id, ok) VALUES (1, changes())";
+const deleteLines = prepared(
+  (db) =>
+    db
+      .delete(orderLines)
+      .where(eq(orderLines.applicationId, sql.placeholder("applicationId")))
+      .toSQL().sql,
+);
 
-/** Writes the plan, or throws WriteConflict when another write changed the application first. Answers the aggregate as written. */
+/**
+ * Writes the plan, or throws WriteConflict when another write changed the application first. Answers the
+ * aggregate as written. Every statement is prepared once per shape and bound here (`updateWhere`,
+ * `insertRows`): Drizzle's SQL, not built again on every write.
+ */
 export async function writePlan(db: Database, current: Aggregate, plan: Plan, at: number): Promise<Aggregate> {
   const app = current.application;
-  const statements: Statements = [
-    db
-      .update(applications)
-      .set({ ...plan.application, version: app.version + 1, updatedAt: at })
-      .where(and(eq(applications.id, app.id), eq(applications.version, app.version))),
-    db.run(sql`INSERT OR REPLACE INTO write_guard (id, ok) VALUES (1, changes())`),
+  const statements: D1PreparedStatement[] = [
+    updateWhere(
+      db,
+      applications,
+      { ...plan.application, version: app.version + 1, updatedAt: at },
+      { id: app.id, version: app.version },
+    ),
+    db.$client.prepare(WRITE_GUARD),
   ];
-  if (plan.event) statements.push(insertEvent(db, app, plan.event));
-  if (plan.lines?.replace) statements.push(db.delete(orderLines).where(eq(orderLines.applicationId, app.id)));
-  if (plan.refund) statements.push(db.insert(refunds).values({ ...plan.refund, applicationId: app.id }));
-  if (plan.document) statements.push(db.insert(documents).values({ ...plan.document, applicationId: app.id }));
+  if (plan.event) statements.push(insertRows(db, events, [eventRow(app, plan.event)]));
+  if (plan.lines?.replace) statements.push(db.$client.prepare(deleteLines(db)).bind(app.id));
+  if (plan.refund) statements.push(insertRows(db, refunds, [{ ...plan.refund, applicationId: app.id }]));
+  if (plan.document) statements.push(insertRows(db, documents, [{ ...plan.document, applicationId: app.id }]));
   if (plan.lines) {
     const byId = new Map(plan.lines.lines.map((l) => [l.id, l]));
     statements.push(
       ...plan.lines.updated.map((id) => updateLine(db, byId.get(id)!, at)),
-      ...insertLines(
-        db,
-        plan.lines.created.map((id) => lineRow(app.id, byId.get(id)!, at)),
+      ...chunks(plan.lines.created.map((id) => lineRow(app.id, byId.get(id)!, at))).map((chunk) =>
+        insertRows(db, orderLines, chunk),
       ),
     );
   }
@@ -62,24 +74,18 @@ function eventRow(application: { id: string; partnerId: string }, event: EventRe
   return { ...event, applicationId: application.id, partnerId: application.partnerId, nextAttemptAt: event.occurredAt };
 }
 
-function insertEvent(db: Database, application: { id: string; partnerId: string }, event: EventRecord) {
-  return db.insert(events).values(eventRow(application, event));
-}
-
 function updateLine(db: Database, line: Line, at: number) {
-  return db
-    .update(orderLines)
-    .set({
-      quantity: line.quantity,
-      totalPriceAmount: line.totalPriceAmount,
-      totalVatAmount: line.totalVatAmount,
-      state: line.state,
-      sentDate: line.sentDate,
-      deliveryDate: line.deliveryDate,
-      deliveryTrackingNumber: line.deliveryTrackingNumber,
-      updatedAt: at,
-    })
-    .where(eq(orderLines.id, line.id));
+  const set = {
+    quantity: line.quantity,
+    totalPriceAmount: line.totalPriceAmount,
+    totalVatAmount: line.totalVatAmount,
+    state: line.state,
+    sentDate: line.sentDate,
+    deliveryDate: line.deliveryDate,
+    deliveryTrackingNumber: line.deliveryTrackingNumber,
+    updatedAt: at,
+  };
+  return updateWhere(db, orderLines, set, { id: line.id });
 }
 
 /** The stored row of a line: the domain's line with its application and times. */
@@ -119,10 +125,6 @@ function chunks<T>(rows: readonly T[]): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < rows.length; i += LINES_PER_INSERT) out.push(rows.slice(i, i + LINES_PER_INSERT));
   return out;
-}
-
-function insertLines(db: Database, rows: OrderLineRow[]): BatchItem<"sqlite">[] {
-  return chunks(rows).map((chunk) => db.insert(orderLines).values(chunk));
 }
 
 /**

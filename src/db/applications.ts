@@ -3,7 +3,6 @@
  * write of it is.
  */
 import { and, eq, type SQL, sql } from "drizzle-orm";
-import type { BatchItem } from "drizzle-orm/batch";
 import type { ApplicationState, StateReason } from "../domain/application-state";
 import type { Line } from "../domain/order-lines";
 import { type Database, prepared, preparedRelational } from "./client";
@@ -89,9 +88,9 @@ export async function applicationOwner(
 export class WriteConflict extends Error {}
 
 /** Executes a write batch; a failed guard means a concurrent write won, reported as WriteConflict. */
-export async function commit(db: Database, statements: [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]) {
+export async function commit(db: Database, statements: D1PreparedStatement[]) {
   try {
-    return await db.batch(statements);
+    return await db.$client.batch(statements);
   } catch (error) {
     if (isConstraintError(error, "write_guard_ok")) throw new WriteConflict();
     throw error;

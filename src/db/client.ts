@@ -1,5 +1,7 @@
 import {
+  and,
   Column,
+  eq,
   getTableColumns,
   getTableName,
   is,
@@ -243,6 +245,60 @@ export function insertRows<T extends SQLiteTable>(
     return value === null || value === undefined ? null : encode(value);
   });
   return db.$client.prepare(built.sql).bind(...values);
+}
+
+/** Update statements per table and shape (the columns set, the columns matched): SQL and how to bind it. */
+const updates = new WeakMap<
+  SQLiteTable,
+  Map<string, { sql: string; bind: ((values: Record<string, unknown>) => unknown)[] }>
+>();
+
+/**
+ * An update of the row(s) whose `match` columns equal the given values, as a D1 statement for a batch:
+ * Drizzle's SQL built once per table and shape with a placeholder per value, then only bound per
+ * request (Drizzle building the updates of a write's batch was 8 % of sending an order). As Drizzle's
+ * own update: a column left undefined in `set` is not set, null sets NULL, every other value is encoded
+ * by its column (JSON, booleans). Checked against Drizzle's update in test/db/client.test.ts.
+ */
+export function updateWhere<T extends SQLiteTable>(
+  db: Database,
+  table: T,
+  set: Partial<T["$inferInsert"]>,
+  match: Partial<T["$inferSelect"]>,
+): D1PreparedStatement {
+  const values: Record<string, unknown> = {};
+  const columns = getTableColumns(table);
+  const setKeys = Object.keys(columns).filter((key) => (set as Record<string, unknown>)[key] !== undefined);
+  for (const key of setKeys) values[`set:${key}`] = (set as Record<string, unknown>)[key];
+  const matchKeys = Object.keys(match);
+  for (const key of matchKeys) values[`match:${key}`] = (match as Record<string, unknown>)[key];
+  let byShape = updates.get(table);
+  if (!byShape) {
+    byShape = new Map();
+    updates.set(table, byShape);
+  }
+  const shape = `${setKeys.join(",")}|${matchKeys.join(",")}`;
+  let built = byShape.get(shape);
+  if (!built) {
+    if (Object.values(columns).some((column) => column.onUpdateFn)) {
+      throw new Error("updateWhere: a column with an update default");
+    }
+    const query = db
+      .update(table)
+      .set(Object.fromEntries(setKeys.map((key) => [key, sql.placeholder(`set:${key}`)])) as never)
+      .where(and(...matchKeys.map((key) => eq(columns[key]!, sql.placeholder(`match:${key}`)))))
+      .toSQL();
+    const bind = query.params.map((param): ((values: Record<string, unknown>) => unknown) => {
+      if (is(param, Placeholder)) return (v) => v[param.name];
+      if (!is(param, Param) || !is(param.value, Placeholder))
+        throw new Error("updateWhere: a value that is not a placeholder");
+      const { name } = param.value;
+      return (v) => (v[name] === null ? null : param.encoder.mapToDriverValue(v[name]));
+    });
+    built = { sql: query.sql, bind };
+    byShape.set(shape, built);
+  }
+  return db.$client.prepare(built.sql).bind(...built.bind.map((value) => value(values)));
 }
 
 /** A condition with its bound values taken out (see `parameterize`). */

@@ -7,6 +7,7 @@ import {
   insertRows,
   parameterize,
   preparedRelational,
+  updateWhere,
   withD1Session,
 } from "../../src/db/client";
 import { applications, documents, events, orderLines } from "../../src/db/schema";
@@ -88,6 +89,64 @@ describe("insertRows", () => {
       { code: "M2", position: 12 },
       { code: "M3", position: 13 },
     ]);
+  });
+});
+
+describe("updateWhere", () => {
+  it("stores exactly what Drizzle's own update stores: JSON, booleans, NULLs, unset columns left alone", async () => {
+    const { token } = await signIn();
+    const db = database(env);
+    const [viaDrizzle, viaUpdateWhere] = [await createApplication(token), await createApplication(token)];
+    const ids = [viaDrizzle.id, viaUpdateWhere.id];
+    const variants: Partial<typeof applications.$inferInsert>[] = [
+      { state: "CANCELLED", decisionReasons: ["AMOUNT_OVER_LIMIT"], agreementTermsAndConditions: false },
+      {
+        approvedAmount: null,
+        decisionReasons: null,
+        customCancelReason: null,
+        decidedAt: undefined,
+        refundedAmount: 7,
+      },
+    ];
+    for (const set of variants) {
+      await db.update(applications).set(set).where(eq(applications.id, viaDrizzle.id));
+      await env.DB.batch([updateWhere(db, applications, set, { id: viaUpdateWhere.id })]);
+      const [a, b] = [await stored("applications", ids[0]!), await stored("applications", ids[1]!)];
+      // The two were created apart: their order numbers (and so fingerprints) and times differ.
+      const strip = (row: Record<string, unknown>, id: string) =>
+        JSON.parse(
+          JSON.stringify({
+            ...row,
+            order_details: 0,
+            order_number: 0,
+            duplicate_fingerprint: 0,
+            created_at: 0,
+            updated_at: 0,
+          }).replaceAll(id, "ID"),
+        );
+      expect(strip(b, ids[1]!)).toEqual(strip(a, ids[0]!));
+    }
+    const lines = await db.query.orderLines.findMany({ where: (l, { eq }) => eq(l.applicationId, viaUpdateWhere.id) });
+    const line = { sentDate: null, deliveryTrackingNumber: "T-1", quantity: 5, categories: ["x"] };
+    await env.DB.batch([updateWhere(db, orderLines, line, { id: lines[0]!.id })]);
+    expect(
+      await env.DB.prepare(
+        "SELECT sent_date, delivery_tracking_number, quantity, categories FROM order_lines WHERE id = ?",
+      )
+        .bind(lines[0]!.id)
+        .first(),
+    ).toEqual({ sent_date: null, delivery_tracking_number: "T-1", quantity: 5, categories: '["x"]' });
+  });
+
+  it("matches on every column given, so a stale version updates nothing", async () => {
+    const { token } = await signIn();
+    const db = database(env);
+    const { id } = await createApplication(token);
+    const [result] = await env.DB.batch([updateWhere(db, applications, { refundedAmount: 1 }, { id, version: 99 })]);
+    expect(result!.meta.changes).toBe(0);
+    expect(await env.DB.prepare("SELECT refunded_amount FROM applications WHERE id = ?").bind(id).first()).toEqual({
+      refunded_amount: 0,
+    });
   });
 });
 
