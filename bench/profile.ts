@@ -23,18 +23,14 @@ interface Profile {
 
 type Send = (method: string, params?: Record<string, unknown>) => Promise<Record<string, unknown>>;
 
-async function connect(inspectorPort: number, worker: string): Promise<{ send: Send; close: () => void }> {
+/** A DevTools protocol session over the inspector's WebSocket at `url`: send a command, await its result. */
+export async function devtools(url: string): Promise<{ send: Send; close: () => void }> {
   if (typeof WebSocket === "undefined") {
-    throw new Error("BENCH_PROFILE needs a global WebSocket: on Node 20 run `npm run bench:profile`");
+    throw new Error(
+      "profiling needs a global WebSocket: on Node 20 run through the npm scripts (--experimental-websocket)",
+    );
   }
-  const targets = (await (await fetch(`http://127.0.0.1:${inspectorPort}/json/list`)).json()) as {
-    id: string;
-    title: string;
-    webSocketDebuggerUrl: string;
-  }[];
-  const target = targets.find((t) => t.title === worker || t.id.endsWith(worker) || t.title.includes(worker));
-  if (!target) throw new Error(`no inspector target for ${worker}: ${targets.map((t) => t.title).join(", ")}`);
-  const socket = new WebSocket(target.webSocketDebuggerUrl);
+  const socket = new WebSocket(url);
   await new Promise((resolve, reject) => {
     socket.addEventListener("open", resolve, { once: true });
     socket.addEventListener("error", reject, { once: true });
@@ -52,6 +48,17 @@ async function connect(inspectorPort: number, worker: string): Promise<{ send: S
       socket.send(JSON.stringify({ id, method, params }));
     });
   return { send, close: () => socket.close() };
+}
+
+async function connect(inspectorPort: number, worker: string): Promise<{ send: Send; close: () => void }> {
+  const targets = (await (await fetch(`http://127.0.0.1:${inspectorPort}/json/list`)).json()) as {
+    id: string;
+    title: string;
+    webSocketDebuggerUrl: string;
+  }[];
+  const target = targets.find((t) => t.title === worker || t.id.endsWith(worker) || t.title.includes(worker));
+  if (!target) throw new Error(`no inspector target for ${worker}: ${targets.map((t) => t.title).join(", ")}`);
+  return devtools(target.webSocketDebuggerUrl);
 }
 
 /** Starts profiling `worker`; the returned function stops and writes `<file>.cpuprofile` and `<file>.txt`. */

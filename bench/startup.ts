@@ -22,6 +22,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { Miniflare } from "miniflare";
 import { BENCH, config, DATA, log, ROOT } from "./config";
+import { devtools } from "./profile";
 
 /** The profile's sampling interval, µs: 20 samples per millisecond of startup. */
 export const SAMPLING_INTERVAL_US = 50;
@@ -117,8 +118,6 @@ async function profileStartup(
   compatibilityDate: string,
   compatibilityFlags: string[],
 ): Promise<Profile> {
-  if (typeof WebSocket === "undefined")
-    throw new Error("startup needs a global WebSocket: Node 20 with --experimental-websocket");
   const mf = new Miniflare({
     name: "profiler",
     compatibilityDate,
@@ -136,29 +135,13 @@ async function profileStartup(
   });
   try {
     await mf.ready;
-    const socket = new WebSocket(new URL("/core:user:profiler", (await mf.getInspectorURL()).href));
-    await new Promise((resolve, reject) => {
-      socket.addEventListener("open", resolve, { once: true });
-      socket.addEventListener("error", reject, { once: true });
-    });
-    let next = 1;
-    const pending = new Map<number, (result: Record<string, unknown>) => void>();
-    socket.addEventListener("message", (event) => {
-      const message = JSON.parse(String(event.data)) as { id?: number; result?: Record<string, unknown> };
-      if (message.id !== undefined) pending.get(message.id)?.(message.result ?? {});
-    });
-    const send = (method: string, params: Record<string, unknown> = {}) =>
-      new Promise<Record<string, unknown>>((resolve) => {
-        const id = next++;
-        pending.set(id, resolve);
-        socket.send(JSON.stringify({ id, method, params }));
-      });
+    const { send, close } = await devtools(new URL("/core:user:profiler", (await mf.getInspectorURL()).href).href);
     await send("Profiler.enable");
     await send("Profiler.setSamplingInterval", { interval: SAMPLING_INTERVAL_US });
     await send("Profiler.start");
     await (await mf.dispatchFetch("https://example.com")).text();
     const { profile } = (await send("Profiler.stop")) as { profile: Profile };
-    socket.close();
+    close();
     return profile;
   } finally {
     await mf.dispose();
