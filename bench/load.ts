@@ -61,6 +61,9 @@ export interface SaturationResult extends Cpu {
   timeout: number;
   /** Socket read and write errors: connections the server closed. */
   closes: number;
+  /** Sliced runs: how many paths from the top of the list the run used, and threads that reused some. */
+  used: number;
+  wrapped: number;
   notes: string;
 }
 
@@ -140,6 +143,8 @@ export async function saturate(spec: LoadSpec, seconds: number, runId: string): 
     read: number;
     write: number;
     timeout: number;
+    used: number;
+    wrapped: number;
     notes: string;
   };
   return {
@@ -152,6 +157,8 @@ export async function saturate(spec: LoadSpec, seconds: number, runId: string): 
     connect: r.connect,
     timeout: r.timeout,
     closes: r.read + r.write,
+    used: r.used,
+    wrapped: r.wrapped,
     notes: r.notes,
     cpuMs: cpu.workerdMs / Math.max(1, r.requests),
     workerdCores: cpu.workerdCores,

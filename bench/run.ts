@@ -42,17 +42,21 @@ function select(all: Scenario[]): Scenario[] {
 }
 
 /**
- * Send and refund use each application once: every run of theirs gets a fresh, equal share of the ids
- * (a run that needs more wraps around, and says so).
+ * Send and refund use each application once: every run of theirs gets the ids no earlier run used and
+ * reports how many it took from the top of that list (wrk threads take every n-th id, the open loop
+ * one after another). A run that needs more than are left starts again from the first, and says so.
  */
-function slicer(runsPerScenario: number) {
+function idsLeft() {
   const used = new Map<string, number>();
-  return (s: Scenario): string[] => {
-    if (!s.slice) return s.paths;
-    const share = Math.floor(s.paths.length / runsPerScenario);
-    const from = used.get(s.name) ?? 0;
-    used.set(s.name, from + share);
-    return s.paths.slice(from, from + share);
+  return {
+    paths(s: Scenario): string[] {
+      if (!s.slice) return s.paths;
+      const left = s.paths.slice(used.get(s.name) ?? 0);
+      return left.length >= config.threads ? left : s.paths;
+    },
+    use(s: Scenario, count: number) {
+      if (s.slice) used.set(s.name, (used.get(s.name) ?? 0) + count);
+    },
   };
 }
 
@@ -107,9 +111,8 @@ async function main(): Promise<void> {
     }
   }
 
-  const openRuns = config.openRate === 0 ? 0 : 1;
-  const nextPaths = slicer(config.rounds + openRuns + (config.profile ? 1 : 0));
-  const spec = (s: Scenario): LoadSpec => ({ ...s, url: urls[s.base], paths: nextPaths(s) });
+  const ids = idsLeft();
+  const spec = (s: Scenario): LoadSpec => ({ ...s, url: urls[s.base], paths: ids.paths(s) });
   const runId = Date.now().toString(36);
 
   const rounds = new Map<string, SaturationResult[]>();
@@ -127,22 +130,30 @@ async function main(): Promise<void> {
       const result = await saturate(load, config.duration, `${runId}r${round}`);
       if (!rounds.has(s.name)) rounds.set(s.name, []);
       rounds.get(s.name)![round - 1] = result;
-      if (s.slice && result.requests > load.paths.length) {
-        warnings.push(`${s.name} made ${result.requests} requests over ${load.paths.length} ids in round ${round}`);
+      ids.use(s, result.used);
+      if (s.slice && result.wrapped > 0) {
+        warnings.push(
+          `${s.name} came to the end of its ${load.paths.length} ids in round ${round}: ${result.wrapped} of ${config.threads} threads reused some`,
+        );
       }
       log(line(s.name, result));
     }
   }
 
   const open = new Map<string, OpenLoopResult>();
-  if (openRuns) {
+  if (config.openRate !== 0) {
     log(`\nOpen loop: ${config.openDuration} s per scenario at a fixed rate`);
     for (const s of selected.filter((x) => !x.floor || x.floor === "getFair" || x.floor === "createFair")) {
       const rate =
         config.openRate ?? config.openFraction * median((rounds.get(s.name) ?? []).filter(Boolean).map((r) => r.rps));
       if (!(rate > 0)) continue;
       await drain();
-      const result = await openLoop(spec(s), rate, config.openDuration, `${runId}o`);
+      const load = spec(s);
+      const result = await openLoop(load, rate, config.openDuration, `${runId}o`);
+      ids.use(s, Math.min(result.scheduled, load.paths.length));
+      if (s.slice && result.scheduled > load.paths.length) {
+        warnings.push(`${s.name} made ${result.scheduled} open-loop requests over ${load.paths.length} ids`);
+      }
       open.set(s.name, result);
       log(
         `  ${s.name.padEnd(34)} ${rate.toFixed(0).padStart(6)}/s  p50 ${result.p50.toFixed(1)} p90 ${result.p90.toFixed(1)} p99 ${result.p99.toFixed(1)} ms  answered ${result.completed}/${result.scheduled}  errors ${result.non2xx + result.connect + result.timeout} closes ${result.closes}  lag p99 ${result.lagP99.toFixed(1)} ms`,
@@ -156,7 +167,7 @@ async function main(): Promise<void> {
       await drain();
       const file = path.join(DATA, `profile-${s.name.replace(/\W+/g, "-")}`);
       const stop = await startProfile(config.inspectorPort, "api", file);
-      await saturate(spec(s), config.duration, `${runId}p`);
+      ids.use(s, (await saturate(spec(s), config.duration, `${runId}p`)).used);
       await stop();
       log(`  ${s.name}: ${path.relative(ROOT, file)}.{cpuprofile,txt}`);
     }
