@@ -9,6 +9,8 @@ export default defineConfig({
   plugins: [
     cloudflareTest({
       wrangler: { configPath: "./wrangler.toml" },
+      // The sources, not wrangler.toml's build (dist/worker): the tests need no build step.
+      main: "./src/index.ts",
       miniflare: {
         bindings: {
           // A fresh pepper per run: no secret is written down, and no test can depend on a fixed one.

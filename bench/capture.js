@@ -3,8 +3,8 @@
 // raw) or the batch it went in, and returns them as the `X-Bench-Statements` header (URI-encoded JSON).
 // The benchmark compares them with the fair floors' SQL (bench/floors/do-get.js, do-create.js), so a
 // floor that no longer runs the API's own statements is reported as stale. build() copies this file
-// next to the bundle (index.js). Never used for the measured runs, only for the cost samples.
-import api from "./index.js";
+// next to the Worker's entry (index.mjs). Never used for the measured runs, only for the cost samples.
+import api from "./index.mjs";
 
 const RAW = Symbol("capture: raw statement");
 const SQL = Symbol("capture: sql");

@@ -231,11 +231,11 @@ export function report(data: RunData): string {
     startup.push(
       "| Worker | Startup CPU ms (median) | Runs | Profile |",
       "|---|---:|---|---|",
-      `| the API (wrangler.toml) | ${ms(a.median)} | ${a.runs.map((v) => ms(v)).join(", ")} | ${a.profile} |`,
+      `| the API (wrangler.toml: scripts/build.ts's entry) | ${ms(a.median)} | ${a.runs.map((v) => ms(v)).join(", ")} | ${a.profile} |`,
       `| the API with the applications group loaded at startup (bench/floors/api-cold-get.js) | ${ms(g.median)} | ${g.runs.map((v) => ms(v)).join(", ")} | ${g.profile} |`,
       `| floor: one-route Hono Worker (bench/floors/hello-hono.ts) | ${ms(f.median)} | ${f.runs.map((v) => ms(v)).join(", ")} | ${f.profile} |`,
       "",
-      `The API's startup costs ${fmt(a.median / f.median, 1)} × the one-route Hono Worker's (${ms(a.median - f.median)} ms more). Route groups load on their first request (src/http/lazy-routes.ts), so a cold isolate's first request also evaluates its own group: for a GET of an application, zod and the applications routes, ${ms(g.median - a.median)} ms more (the second row). Measured as \`wrangler check startup\` measures (a V8 profile of importing the bundle in a local workerd; non-idle samples × the sampling interval), sampling every 50 µs instead of V8's default millisecond (bench/README.md), on this machine's CPU, not Cloudflare's.`,
+      `The API's startup costs ${fmt(a.median / f.median, 1)} × the one-route Hono Worker's (${ms(a.median - f.median)} ms more). Route groups are modules of their own, loaded on their first request (scripts/build.ts, src/http/lazy-routes.ts), so a cold isolate's first request also evaluates its own group: for a GET of an application, zod and the applications routes, ${ms(g.median - a.median)} ms more (the second row). Measured as \`wrangler check startup\` measures (a V8 profile of importing the Worker's main module in a local workerd; non-idle samples × the sampling interval), sampling every 50 µs instead of V8's default millisecond (bench/README.md), on this machine's CPU, not Cloudflare's.`,
     );
   } else {
     startup.push("Not measured (BENCH_STARTUP=0).");

@@ -107,7 +107,7 @@ export function wranglerVersion(): string {
 
 // ---- The bundle ---------------------------------------------------------------------------------
 
-/** Bundles the Worker as deployed (`wrangler deploy --dry-run`); answers the directory of index.js. */
+/** Bundles the Worker as deployed (`wrangler deploy --dry-run`); answers the directory of index.mjs: the Worker's entry and its modules. */
 export function build(): string {
   const outdir = path.join(DATA, "build");
   rmSync(outdir, { recursive: true, force: true });
@@ -293,7 +293,7 @@ export async function start(
       {
         ...common,
         name: "api",
-        scriptPath: path.join(buildDir, "index.js"),
+        scriptPath: path.join(buildDir, "index.mjs"),
         bindings: bindings(false),
         durableObjects: { RATE_LIMITER: { className: "RateLimiter", useSQLite: true } },
         queueProducers: queue,

@@ -74,14 +74,15 @@ export function startupCpuMs(profile: Profile): number {
   return (busy * interval) / 1000;
 }
 
-const wrangler = (args: string[]) => {
-  const result = spawnSync(path.join(ROOT, "node_modules/.bin/wrangler"), args, {
+const run = (command: string, args: string[]) => {
+  const result = spawnSync(command, args, {
     cwd: ROOT,
     encoding: "utf8",
     env: { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false" },
   });
-  if (result.status !== 0) throw new Error(`wrangler ${args.join(" ")} failed:\n${result.stdout}\n${result.stderr}`);
+  if (result.status !== 0) throw new Error(`${command} ${args.join(" ")} failed:\n${result.stdout}\n${result.stderr}`);
 };
+const wrangler = (args: string[]) => run(path.join(ROOT, "node_modules/.bin/wrangler"), args);
 
 /** A Worker's upload form as `wrangler deploy --dry-run --outfile` writes it: metadata and modules. */
 async function readBundle(file: string): Promise<{ main: string; modules: { path: string; contents: string }[] }> {
@@ -156,24 +157,45 @@ export async function measureStartup(runs = config.startupRuns): Promise<Startup
   const compatibilityFlags = flags ? (JSON.parse(flags) as string[]) : [];
   const dir = path.join(DATA, "startup");
   mkdirSync(dir, { recursive: true });
-  const floorConfig = path.join(dir, "hello-hono.toml");
-  writeFileSync(
-    floorConfig,
-    [
-      'name = "bench-hello-hono"',
-      `main = ${JSON.stringify(path.join(BENCH, "floors", "hello-hono.ts"))}`,
+  // A wrangler config beside the API's, with its compatibility date and flags.
+  const configFor = (name: string, lines: string[]) => {
+    const file = path.join(dir, `${name}.toml`);
+    const compatibility = [
       `compatibility_date = "${compatibilityDate}"`,
       ...(flags ? [`compatibility_flags = ${flags}`] : []),
-      "",
-    ].join("\n"),
-  );
+    ];
+    writeFileSync(file, [`name = "bench-${name}"`, ...lines, ...compatibility, ""].join("\n"));
+    return file;
+  };
+  const floorConfig = configFor("hello-hono", [
+    `main = ${JSON.stringify(path.join(BENCH, "floors", "hello-hono.ts"))}`,
+  ]);
+  // The cold GET's variant is built as the API is (scripts/build.ts), from its own entry.
+  const coldGetDir = path.join(dir, "api-cold-get");
+  run("npm", [
+    "run",
+    "--silent",
+    "build",
+    "--",
+    "--entry",
+    path.join(BENCH, "floors", "api-cold-get.js"),
+    "--outdir",
+    coldGetDir,
+  ]);
+  const coldGetConfig = configFor("api-cold-get", [
+    `main = ${JSON.stringify(path.join(coldGetDir, "api-cold-get.mjs"))}`,
+    "no_bundle = true",
+    "find_additional_modules = true",
+    `base_dir = ${JSON.stringify(coldGetDir)}`,
+    'rules = [{ type = "ESModule", globs = ["worker-modules/*.mjs"] }]',
+  ]);
   log(
     `Startup CPU (wrangler check startup's procedure, ${SAMPLING_INTERVAL_US} µs sampling, ${runs} interleaved runs each)…`,
   );
   const targets: Target[] = [];
   for (const [label, deployArgs] of [
     ["api", []],
-    ["api-cold-get", [path.join(BENCH, "floors", "api-cold-get.js")]],
+    ["api-cold-get", ["--config", coldGetConfig]],
     ["hello-hono", ["--config", floorConfig]],
   ] as const) {
     const bundle = path.join(dir, `${label}.bundle`);
