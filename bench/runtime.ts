@@ -304,8 +304,9 @@ export async function start(
         name: "api-count",
         // The same bundle behind bench/capture.js, with COUNT_BINDINGS on: the cost samples.
         scriptPath: path.join(buildDir, "capture.js"),
-        // Miniflare takes imported .js files for CommonJS unless told otherwise; the bundle is an ES module.
-        modulesRules: [{ type: "ESModule" as const, include: ["**/*.js"] }],
+        // Miniflare takes .js files for CommonJS unless told otherwise (capture.js is an ES module), and
+        // a rule given replaces its default for the Worker's .mjs modules.
+        modulesRules: [{ type: "ESModule" as const, include: ["**/*.js", "**/*.mjs"] }],
         bindings: bindings(true),
         // The same objects as `api`: sessions written at login there are found here.
         durableObjects: apiObjects,
