@@ -204,9 +204,15 @@ export async function measureStartup(runs = config.startupRuns): Promise<Startup
   }
   for (let i = 0; i < runs; i++) {
     for (const target of targets) {
-      const profile = await profileStartup(target, compatibilityDate, compatibilityFlags);
-      writeFileSync(target.profile, JSON.stringify(profile));
-      target.runs.push(startupCpuMs(profile));
+      // No Worker starts in no time: a profile without one busy sample missed the import (it happens
+      // to the floor's few samples) and is taken again, at most twice, rather than counted as 0 ms.
+      let cpu = 0;
+      for (let attempt = 0; cpu === 0 && attempt < 3; attempt++) {
+        const profile = await profileStartup(target, compatibilityDate, compatibilityFlags);
+        writeFileSync(target.profile, JSON.stringify(profile));
+        cpu = startupCpuMs(profile);
+      }
+      target.runs.push(cpu);
     }
   }
   const [api, coldGet, floor] = targets.map(
