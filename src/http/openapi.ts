@@ -98,8 +98,25 @@ export const ErrorSchema = z
   })
   .openapi("Error");
 
-/** The envelope of one status: which `error` values, and which `errors[].code` values, it can carry. */
+/** The envelopes built so far, by their `error` and `errors[].code` values. */
+const errorBodies = new Map<string, ReturnType<typeof buildErrorBody>>();
+
+/**
+ * The envelope of one status: which `error` values, and which `errors[].code` values, it can carry.
+ * Built once per distinct pair: most statuses answer alike on every operation, and each schema built
+ * is CPU spent by the cold isolate that loads a route group (the document is the same either way).
+ */
 function errorBody(errors: readonly ErrorCode[], codes?: readonly ProblemCode[]) {
+  const key = `${errors.join()}|${codes?.join() ?? "-"}`;
+  let schema = errorBodies.get(key);
+  if (!schema) {
+    schema = buildErrorBody(errors, codes);
+    errorBodies.set(key, schema);
+  }
+  return schema;
+}
+
+function buildErrorBody(errors: readonly ErrorCode[], codes?: readonly ProblemCode[]) {
   return z.object({
     error: z.enum(errors as [ErrorCode, ...ErrorCode[]]),
     error_description: z.string(),
