@@ -1,7 +1,6 @@
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { requestId } from "hono/request-id";
-import { secureHeaders } from "hono/secure-headers";
 import { requireSession } from "./auth/require-session";
 import { config } from "./config";
 import type { HonoEnv } from "./env";
@@ -12,6 +11,7 @@ import { idempotency } from "./http/idempotency";
 import { jsonBody } from "./http/json-body";
 import { ExtensibleRouter, mountOnFirstUse, type RouteGroup } from "./http/lazy-routes";
 import { logRequest, warnTransient } from "./http/log";
+import { securityHeaders } from "./http/security-headers";
 import { rateLimitAndSession } from "./rate-limit/client";
 import { readYourWrites } from "./rate-limit/read-your-writes";
 import { isTransient, retryAfterSeconds } from "./transient";
@@ -79,7 +79,7 @@ export function createApp() {
   app.use("*", requestId());
   app.use("*", countBindings);
   app.use("*", logRequest);
-  app.use("*", secureHeaders());
+  app.use("*", securityHeaders);
   app.use("*", rateLimitAndSession);
   app.use("*", async (c, next) => {
     if (config(c.env).REQUIRE_HTTPS && new URL(c.req.url).protocol !== "https:") {

@@ -204,11 +204,12 @@ describe("every response", () => {
     expect(ok.headers.get("X-Request-Id")).not.toBe(missing.headers.get("X-Request-Id"));
   });
 
-  it("carries secure headers", async () => {
-    const res = await call("GET", "/v1/health");
-    expect(res.headers.get("X-Content-Type-Options")).toBe("nosniff");
-    expect(res.headers.get("Strict-Transport-Security")).toContain("max-age=");
-    expect(res.headers.get("X-Frame-Options")).toBe("SAMEORIGIN");
+  it("carries secure headers, also an error", async () => {
+    for (const res of [await call("GET", "/v1/health"), await call("GET", "/nowhere")]) {
+      expect(res.headers.get("X-Content-Type-Options")).toBe("nosniff");
+      expect(res.headers.get("Strict-Transport-Security")).toContain("max-age=");
+      expect(res.headers.get("X-Frame-Options")).toBe("SAMEORIGIN");
+    }
   });
 
   it("is logged as one JSON line without secrets", async () => {
