@@ -5,7 +5,7 @@ import { session } from "../../auth/require-session";
 import { now } from "../../clock";
 import { config, urlPolicy } from "../../config";
 import { fingerprintHolder, insertApplication, releaseFingerprint } from "../../db/application-write";
-import { type Aggregate, loadAggregate } from "../../db/applications";
+import { type Aggregate, loadPresented } from "../../db/applications";
 import { database } from "../../db/client";
 import type { OrderDetails } from "../../db/schema";
 import { duplicateKey, withinDuplicateWindow } from "../../domain/duplicates";
@@ -118,7 +118,7 @@ export const createApplication = router().openapi(route, async (c) => {
     if ((await insertApplication(db, application, lines, event)) === "created") break;
     const twin = await fingerprintHolder(db, partnerId, fingerprint);
     if (twin && withinDuplicateWindow(twin.createdAt, at)) {
-      const existing = await loadAggregate(db, partnerId, twin.id);
+      const existing = await loadPresented(db, partnerId, twin.id);
       if (existing) return c.json(await presentApplication(existing, presentContext(c)), 200);
     }
     if (round >= 3) throw conflict();

@@ -1,6 +1,6 @@
 import { createRoute } from "@hono/zod-openapi";
 import { session } from "../../auth/require-session";
-import { loadAggregate } from "../../db/applications";
+import { loadPresented } from "../../db/applications";
 import { database } from "../../db/client";
 import { ApiError } from "../../http/errors";
 import { bearerSecurity, failures, jsonContent, router } from "../../http/openapi";
@@ -22,7 +22,7 @@ const route = createRoute({
 });
 
 export const getApplication = router().openapi(route, async (c) => {
-  const aggregate = await loadAggregate(database(c.env), session(c).partnerId, c.req.valid("param").applicationId);
+  const aggregate = await loadPresented(database(c.env), session(c).partnerId, c.req.valid("param").applicationId);
   if (!aggregate) throw ApiError.notFound("application");
   return c.json(await presentApplication(aggregate, presentContext(c)), 200);
 });

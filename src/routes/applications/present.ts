@@ -7,7 +7,7 @@ import type { Context } from "hono";
 import { gatewayUrl } from "../../auth/gateway-token";
 import { formatDateTime } from "../../clock";
 import { config } from "../../config";
-import type { Aggregate } from "../../db/applications";
+import type { PresentedAggregate } from "../../db/applications";
 import { deriveOrderState } from "../../domain/application-state";
 import { ledgerOf, refundableAmount } from "../../domain/ledger";
 import type { Line } from "../../domain/order-lines";
@@ -70,7 +70,7 @@ function vatPerRate(lines: readonly Line[], currency: string) {
   return [...perRate].map(([vatRate, amount]) => ({ vatRate, amount, currency }));
 }
 
-export function presentOrder(aggregate: Aggregate, ctx: PresentContext): OrderView {
+export function presentOrder(aggregate: PresentedAggregate, ctx: PresentContext): OrderView {
   const { application: app, lines } = aggregate;
   const details = app.orderDetails;
   const ledger = ledgerOf(app, lines);
@@ -101,7 +101,7 @@ export function presentOrder(aggregate: Aggregate, ctx: PresentContext): OrderVi
   }) as OrderView;
 }
 
-export async function presentApplication(aggregate: Aggregate, ctx: PresentContext): Promise<ApplicationView> {
+export async function presentApplication(aggregate: PresentedAggregate, ctx: PresentContext): Promise<ApplicationView> {
   const { application: app } = aggregate;
   const { applicationInfo: _, ...order } = presentOrder(aggregate, ctx);
   return present({

@@ -1,0 +1,70 @@
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { config } from "../../src/config";
+import { loadAggregate, loadPresented } from "../../src/db/applications";
+import { database } from "../../src/db/client";
+import { presentApplication, presentOrder } from "../../src/routes/applications/present";
+import { call, signIn } from "../support/api";
+import { createApplication } from "../support/factories";
+import { app, approved, put } from "../support/orders";
+
+const ctx = { timeZone: "Europe/Prague", baseUrl: "http://api.test", pepper: config(env).AUTH_PEPPER };
+
+/** Two applications that between them use every presented field: a refund, a document, split lines, a cancellation. */
+async function storedApplications(token: string) {
+  const returned = await approved(token);
+  await put(token, `${app(returned)}/order/send`);
+  const res = await put(token, `${app(returned)}/order/return`, {
+    items: [{ code: "KB-01", quantity: 1 }],
+    document: { type: "CREDIT_NOTE", file: btoa("%PDF-1.4 credit note"), description: "one keyboard back" },
+  });
+  expect(res.status).toBe(200);
+  const cancelled = (await createApplication(token)).id;
+  const cancel = await call("PUT", `${app(cancelled)}/cancel`, {
+    token,
+    body: { reason: "APPLICATION_CANCELLED_BY_CUSTOMER", customReason: "changed their mind" },
+  });
+  expect(cancel.status).toBe(200);
+  return [returned, cancelled];
+}
+
+describe("loadPresented", () => {
+  it("presents exactly what the whole aggregate presents, without the columns only writes need", async () => {
+    const { token, partner } = await signIn();
+    const db = database(env);
+    for (const id of await storedApplications(token)) {
+      const whole = (await loadAggregate(db, partner.id, id))!;
+      const shown = (await loadPresented(db, partner.id, id))!;
+      expect(await presentApplication(shown, ctx)).toEqual(await presentApplication(whole, ctx));
+      expect(presentOrder(shown, ctx)).toEqual(presentOrder(whole, ctx));
+      expect(shown.lines).toEqual(whole.lines);
+      expect(shown.documents).toEqual(whole.documents);
+      // The write path still reads what its guard and events need; the read does not carry it.
+      expect(whole.application).toMatchObject({ partnerId: partner.id, version: expect.any(Number) });
+      for (const internal of ["partnerId", "version", "eventSequence", "duplicateFingerprint", "customerEmail"]) {
+        expect(shown.application).not.toHaveProperty(internal);
+      }
+    }
+  });
+
+  it("reads lines as the domain's lines: no application id or row times", async () => {
+    const { token, partner } = await signIn();
+    const id = await approved(token);
+    const whole = (await loadAggregate(database(env), partner.id, id))!;
+    expect(whole.lines.length).toBeGreaterThan(1);
+    for (const line of whole.lines) {
+      expect(line).not.toHaveProperty("applicationId");
+      expect(line).not.toHaveProperty("createdAt");
+      expect(line).not.toHaveProperty("updatedAt");
+    }
+  });
+
+  it("answers null for another partner's application and for an unknown id", async () => {
+    const { token } = await signIn();
+    const other = await signIn();
+    const id = (await createApplication(token)).id;
+    const db = database(env);
+    expect(await loadPresented(db, other.partner.id, id)).toBeNull();
+    expect(await loadPresented(db, other.partner.id, `${id}X`)).toBeNull();
+  });
+});
