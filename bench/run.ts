@@ -132,9 +132,9 @@ async function main(): Promise<void> {
       rounds.get(s.name)![round - 1] = result;
       ids.use(s, result.used);
       if (s.slice && result.wrapped > 0) {
-        warnings.push(
-          `${s.name} came to the end of its ${load.paths.length} ids in round ${round}: ${result.wrapped} of ${config.threads} threads reused some`,
-        );
+        const text = `${s.name} came to the end of its ${load.paths.length} ids in round ${round}: ${result.wrapped} of ${config.threads} threads reused some`;
+        if (s.repeatable) log(`  ${text} (the same request again, every answer counted)`);
+        else warnings.push(text);
       }
       log(line(s.name, result));
     }

@@ -25,6 +25,12 @@ export interface Scenario extends Omit<LoadSpec, "url"> {
   page?: { size: "1k" | "100k"; variant: string };
   /** Paths for the cost samples when the load paths must stay untouched (send, refund). */
   samplePaths?: string[];
+  /**
+   * Sliced scenarios whose request may be made again on the same id once a thread has used all of its
+   * own (refund: a further refund of 1 is the same request, the ledger allows it until the financed
+   * total is refunded). Send may not: a second send of an order is refused.
+   */
+  repeatable?: boolean;
 }
 
 export interface Cost {
@@ -198,6 +204,7 @@ export async function scenarios(mf: Miniflare, meta: SeedMeta, urls: Urls): Prom
       body: JSON.stringify({ totalPrice: { amount: 1, currency: "CZK" } }),
       token: tokens[PARTNERS.large]!,
       slice: true,
+      repeatable: true,
       fair: "createFair",
     },
     // Last: PBKDF2 keeps the CPU busy long after the load stops (the driver waits for it anyway).
