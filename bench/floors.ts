@@ -9,6 +9,10 @@
  *   its indexes, three order lines, one outbox event.
  * get and the lists are taken against getFair, create, send and refund against createFair.
  *
+ * createQueued (do-create.js with the queue binding) is createFair plus the queue send create makes for
+ * its event: a reference beside create's target, since the local runtime's queue runs in the same
+ * workerd and its CPU is counted, while in production it is the Queues service's.
+ *
  * The others are the runtime's bare floors, for reference: a constant answer, one read by primary key,
  * one insert into an index-free scratch table, and the object call followed by that read.
  */
@@ -25,6 +29,8 @@ export interface FloorDefinition {
   objectCall: boolean;
   /** A fair floor: what one API request must cost at least. */
   fair: boolean;
+  /** Whether it has the API's notification queue (NOTIFICATIONS producer binding). */
+  queue?: boolean;
 }
 
 export const FLOORS = {
@@ -39,6 +45,14 @@ export const FLOORS = {
     cost: "1 / 3 · 1",
     objectCall: true,
     fair: true,
+  },
+  createQueued: {
+    file: "do-create.js",
+    label: "DO call + create's batch + queue send",
+    cost: "1 / 3 · 1",
+    objectCall: true,
+    fair: false,
+    queue: true,
   },
 } satisfies Record<string, FloorDefinition>;
 

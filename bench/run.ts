@@ -14,7 +14,7 @@ import { cpSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { config, DATA, log, ONLY, ROOT } from "./config";
 import { drain, waitForQuietMachine } from "./cpu";
-import { fairFloorStatements, statementDrift } from "./floors";
+import { fairFloorStatements, floorName, statementDrift } from "./floors";
 import { type LoadSpec, type OpenLoopResult, openLoop, type SaturationResult, saturate } from "./load";
 import { startProfile } from "./profile";
 import { median, type RunData, report } from "./report";
@@ -24,8 +24,8 @@ import { measureStartup } from "./startup";
 
 /**
  * BENCH_ONLY picks scenarios by name; what their targets compare with comes along: a list needs get,
- * send needs create, and every scenario its fair floor. The reference floors run when nothing is
- * picked or when BENCH_ONLY names them.
+ * send needs create, and every scenario its fair floor (create also the floor with its queue send). The
+ * other reference floors run when nothing is picked or when BENCH_ONLY names them.
  */
 function select(all: Scenario[]): Scenario[] {
   const only = ONLY;
@@ -35,6 +35,8 @@ function select(all: Scenario[]): Scenario[] {
     if (s.kind === "list") picked.add("get application (100k)");
     if (s.kind === "send") picked.add("create application");
   }
+  // create's target also reports the reference floor with its queue send.
+  if (picked.has("create application")) picked.add(floorName("createQueued"));
   for (const s of all.filter((x) => picked.has(x.name) && x.fair)) {
     picked.add(all.find((f) => f.floor === s.fair)!.name);
   }

@@ -318,6 +318,7 @@ export async function start(
         name: `floor-${key}`,
         scriptPath: path.join(BENCH, "floors", floor.file),
         ...(floor.objectCall ? { durableObjects: apiObjects } : {}),
+        ...("queue" in floor && floor.queue ? { queueProducers: queue } : {}),
         unsafeDirectSockets: socket,
       })),
     ],

@@ -182,6 +182,7 @@ export async function scenarios(mf: Miniflare, meta: SeedMeta, urls: Urls): Prom
       token: tokens[PARTNERS.writer]!,
       fair: "createFair",
     },
+    floor("createQueued", [`/${writer}`], "POST"),
     {
       name: "send order (100k)",
       kind: "send",

@@ -3,7 +3,8 @@
 // D1 batch of the application row (every column, so all eleven indexes of `applications` are
 // maintained, the unique duplicate index included), its three order lines in one multi-row insert,
 // and its outbox event, on a D1 session at the primary, then the second object call of every write
-// (RateLimiter.remember, the write's bookmark). The values are what the API stores for the benchmark's create body
+// (RateLimiter.remember, the write's bookmark). The same file is the reference floor "+ queue send" when
+// the Worker has the NOTIFICATIONS queue binding. The values are what the API stores for the benchmark's create body
 // (bench/create-body.ts); ids, order number and duplicate fingerprint are unique per request, ids
 // time-ordered like the API's ULIDs.
 //
@@ -93,7 +94,7 @@ let opened;
 export default {
   // Read by bench/floors.ts to compare with the batch the API sends; workerd ignores it.
   BATCH,
-  async fetch(request, env) {
+  async fetch(request, env, ctx) {
     const limiter = env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName("bench:floor"));
     await limiter.hit(Date.now(), 1e9, 60);
     const partnerId = new URL(request.url).pathname.slice(1);
@@ -104,6 +105,7 @@ export default {
     const at = Date.now();
     const applicationId = id(at);
     const orderNumber = `FLOOR-${TAG}-${counter}`;
+    const eventId = id(at);
     const details = JSON.stringify({
       number: orderNumber,
       reservationDate: 1795338900000,
@@ -168,7 +170,7 @@ export default {
       ),
       statements[1].bind(...lineParams),
       statements[2].bind(
-        id(at),
+        eventId,
         applicationId,
         partnerId,
         "APPLICATION_STATE_CHANGED",
@@ -189,6 +191,10 @@ export default {
     await opened;
     const bookmark = session.getBookmark();
     if (bookmark) await limiter.remember(bookmark);
+    // With a queue binding (the reference floor "+ queue send"): the event's wake-up, as create sends it
+    // after the response. The local runtime's queue is a Durable Object of the same workerd, so its CPU
+    // counts here; in production the send is a subrequest to the Queues service.
+    if (env.NOTIFICATIONS) ctx.waitUntil(env.NOTIFICATIONS.sendBatch([{ body: { eventId, due: at } }]));
     return Response.json({ id: applicationId }, { status: 201 });
   },
 };
