@@ -136,8 +136,9 @@ export function report(data: RunData): string {
       ? ` **The floor is stale**: ${drift.replace(/\|/g, "\\|")}. Update the floor file before trusting this row.`
       : "";
   const perRoundText = (values: number[]) => values.map((v) => fmt(v)).join(", ");
-  const fairTarget = (name: string, floor: FloorKey, min: number, drift: string | undefined, reference?: FloorKey) => {
+  const fairTarget = (name: string, floor: FloorKey, min: number, drift: string | undefined) => {
     if (!byName.has(name)) return;
+    const reference = byName.get(name)!.reference;
     const r = ratio(data, floorName(floor), name, cpu);
     const floorCpu = median(perRound(data, floorName(floor), cpu));
     const ownCpu = median(perRound(data, name, cpu));
@@ -151,7 +152,7 @@ export function report(data: RunData): string {
     );
   };
   fairTarget(getName, "getFair", 0.85, data.drift.get);
-  fairTarget(createName, "createFair", 0.7, data.drift.create, "createQueued");
+  fairTarget(createName, "createFair", 0.7, data.drift.create);
 
   const lists = selected.filter((s) => s.kind === "list");
   if (lists.length > 0) {

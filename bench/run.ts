@@ -24,8 +24,9 @@ import { measureStartup } from "./startup";
 
 /**
  * BENCH_ONLY picks scenarios by name; what their targets compare with comes along: a list needs get,
- * send needs create, and every scenario its fair floor (create also the floor with its queue send). The
- * other reference floors run when nothing is picked or when BENCH_ONLY names them.
+ * send needs create, and every scenario its fair floor and its reference floor if it has one (create:
+ * the floor with its queue send). The other reference floors run when nothing is picked or when
+ * BENCH_ONLY names them.
  */
 function select(all: Scenario[]): Scenario[] {
   const only = ONLY;
@@ -35,10 +36,8 @@ function select(all: Scenario[]): Scenario[] {
     if (s.kind === "list") picked.add("get application (100k)");
     if (s.kind === "send") picked.add("create application");
   }
-  // create's target also reports the reference floor with its queue send.
-  if (picked.has("create application")) picked.add(floorName("createQueued"));
-  for (const s of all.filter((x) => picked.has(x.name) && x.fair)) {
-    picked.add(all.find((f) => f.floor === s.fair)!.name);
+  for (const s of all.filter((x) => picked.has(x.name))) {
+    for (const floor of [s.fair, s.reference]) if (floor) picked.add(floorName(floor));
   }
   return all.filter((s) => picked.has(s.name));
 }

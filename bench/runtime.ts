@@ -22,7 +22,7 @@ import path from "node:path";
 import type { Readable } from "node:stream";
 import { Miniflare } from "miniflare";
 import { BENCH, config, DATA, DB_ID, log, ROOT } from "./config";
-import { FLOORS, type FloorKey } from "./floors";
+import { FLOORS, type FloorDefinition, type FloorKey } from "./floors";
 import { migrationStatements, type SeedResult, seed } from "./seed";
 
 // ---- Processes ----------------------------------------------------------------------------------
@@ -313,12 +313,12 @@ export async function start(
         queueProducers: queue,
         unsafeDirectSockets: socket,
       },
-      ...Object.entries(FLOORS).map(([key, floor]) => ({
+      ...Object.entries(FLOORS).map(([key, floor]: [string, FloorDefinition]) => ({
         ...common,
         name: `floor-${key}`,
         scriptPath: path.join(BENCH, "floors", floor.file),
         ...(floor.objectCall ? { durableObjects: apiObjects } : {}),
-        ...("queue" in floor && floor.queue ? { queueProducers: queue } : {}),
+        ...(floor.queue ? { queueProducers: queue } : {}),
         unsafeDirectSockets: socket,
       })),
     ],

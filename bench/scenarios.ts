@@ -21,6 +21,11 @@ export interface Scenario extends Omit<LoadSpec, "url"> {
   floor?: FloorKey;
   /** Its fair floor: run just before it in every round, and the ratios are taken against it. */
   fair?: FloorKey;
+  /**
+   * A reference floor beside the fair one: it runs with the scenario, and the target's row also gives the
+   * ratio to it (create: its fair floor plus the queue send create makes, which the fair floor leaves out).
+   */
+  reference?: FloorKey;
   /** List scenarios: the rows of the partner ("1k" or "100k") and the page ("first" or "deep" …). */
   page?: { size: "1k" | "100k"; variant: string };
   /** Paths for the cost samples when the load paths must stay untouched (send, refund). */
@@ -181,6 +186,7 @@ export async function scenarios(mf: Miniflare, meta: SeedMeta, urls: Urls): Prom
       body: createBody("BENCH-{{ORDER}}"),
       token: tokens[PARTNERS.writer]!,
       fair: "createFair",
+      reference: "createQueued",
     },
     floor("createQueued", [`/${writer}`], "POST"),
     {
