@@ -60,11 +60,12 @@ describe("loadPresented", () => {
   });
 
   it("answers null for another partner's application and for an unknown id", async () => {
-    const { token } = await signIn();
+    const { token, partner } = await signIn();
     const other = await signIn();
     const id = (await createApplication(token)).id;
     const db = database(env);
+    expect(await loadPresented(db, partner.id, id)).not.toBeNull();
     expect(await loadPresented(db, other.partner.id, id)).toBeNull();
-    expect(await loadPresented(db, other.partner.id, `${id}X`)).toBeNull();
+    expect(await loadPresented(db, partner.id, `${id}X`)).toBeNull();
   });
 });
