@@ -1,7 +1,15 @@
 import { createMiddleware } from "hono/factory";
-import { withD1Session } from "../db/session";
 import type { HonoEnv } from "../env";
 import { limiter, tokenSubject, warn } from "./client";
+
+/**
+ * The D1 session module, loaded by the first partner request rather than at the Worker's startup: its
+ * AsyncLocalStorage is the runtime's `node:async_hooks`, whose import was a tenth of the startup's CPU
+ * (bench/tried.md). Requests that need no database session (health, login, the gateway, the reference)
+ * never load it; the first partner request loads it beside its route group and Drizzle, which import
+ * it too. Kept once loaded, so later requests do not wait on an import.
+ */
+let sessions: typeof import("../db/session") | undefined;
 
 /**
  * Read replicas with read-your-writes, through D1's Sessions API. A partner's reads start from the
@@ -15,7 +23,8 @@ export const readYourWrites = createMiddleware<HonoEnv>(async (c, next) => {
   const write = c.req.method !== "GET" && c.req.method !== "HEAD";
   const known = c.get("bookmark") ?? null;
   const d1 = c.env.DB.withSession(write ? "first-primary" : (known ?? "first-unconstrained"));
-  await withD1Session(d1, next, { reads: !write });
+  sessions ??= await import("../db/session");
+  await sessions.withD1Session(d1, next, { reads: !write });
   const bookmark = d1.getBookmark();
   const session = c.get("session");
   if (!write || !session || !c.res.ok || bookmark === null || (known !== null && bookmark <= known)) return;
