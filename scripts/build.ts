@@ -4,16 +4,17 @@
  * runtime's target and export conditions) with code splitting: each route group is imported on the
  * first request to its paths (src/http/lazy-routes.ts), so each becomes modules of its own, zod and
  * the routes' schemas among them, and a cold isolate compiles and evaluates only the entry: Hono, the
- * middleware chain and the rate-limit object (125 KB of 1.2 MB). As one bundle the runtime compiles
- * all of it at startup and esbuild declares every module's namespace there (zod's 850 getters), lazy
- * modules included. The tests import the sources (vitest.config.ts) and need no build.
+ * middleware chain and the rate-limit object (125 KB of 1.2 MB); the build fails if that start would
+ * load more (`NOT_AT_STARTUP`). As one bundle the runtime compiles all of it at startup and esbuild
+ * declares every module's namespace there (zod's 850 getters), lazy modules included. The tests import
+ * the sources (vitest.config.ts) and need no build.
  *
  * `--entry` and `--outdir` build another entry the same way (the benchmark's startup variants).
  */
 import { rmSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { build } from "esbuild";
+import { build, type Metafile } from "esbuild";
 
 const root = path.join(import.meta.dirname, "..");
 const { values: args } = parseArgs({
@@ -21,8 +22,41 @@ const { values: args } = parseArgs({
 });
 const outdir = path.resolve(root, args.outdir);
 
+/**
+ * What the Worker's start must not load: the route groups and what only they need (zod, Drizzle, the
+ * schema), loaded by the first request to their paths, and the runtime's Node modules (`node:async_hooks`
+ * for the D1 session is loaded by the first partner request). Each was measured at startup
+ * (bench/tried.md); an import added to the middleware chain would bring it back unseen.
+ */
+const NOT_AT_STARTUP = [
+  /^node_modules\/(zod|drizzle-orm|@hono\/zod-openapi|@hono\/zod-validator)\//,
+  /^src\/(routes|db|collections|domain|gateway|notifications)\//,
+  /^node:/,
+];
+
+/** Every input and runtime module the entry loads before it runs: its static imports, transitively. */
+function loadedAtStartup(metafile: Metafile, entry: string): string[] {
+  const outputs = metafile.outputs;
+  const main = Object.keys(outputs).find((file) => outputs[file]?.entryPoint === entry);
+  if (!main) throw new Error(`no output for ${entry}`);
+  const loaded = new Set<string>();
+  const modules = new Set<string>();
+  const pending = [main];
+  for (let file = pending.pop(); file !== undefined; file = pending.pop()) {
+    if (modules.has(file)) continue;
+    modules.add(file);
+    for (const input of Object.keys(outputs[file]?.inputs ?? {})) loaded.add(input);
+    for (const { path: imported, kind, external } of outputs[file]?.imports ?? []) {
+      if (kind !== "import-statement") continue;
+      if (external) loaded.add(imported);
+      else pending.push(imported);
+    }
+  }
+  return [...loaded];
+}
+
 rmSync(outdir, { recursive: true, force: true });
-await build({
+const { metafile } = await build({
   absWorkingDir: root,
   entryPoints: [args.entry],
   outdir,
@@ -44,4 +78,22 @@ await build({
   outExtension: { ".js": ".mjs" },
   sourcemap: true,
   logLevel: "warning",
+  metafile: true,
 });
+
+// Other entries (the benchmark's startup variants) load more at their start on purpose.
+if (args.entry === "src/index.ts") {
+  const misplaced = new Set(
+    loadedAtStartup(metafile, args.entry)
+      .filter((input) => NOT_AT_STARTUP.some((p) => p.test(input)))
+      // A package once, by its name.
+      .map((input) => input.replace(/^(node_modules\/(@[^/]+\/)?[^/]+)\/.*$/, "$1")),
+  );
+  if (misplaced.size > 0) {
+    console.error(
+      `The Worker's start would load ${[...misplaced].join(", ")}. Import it where it is first used ` +
+        "(await import(), as src/app.ts loads the route groups), not from the entry or the middleware chain.",
+    );
+    process.exit(1);
+  }
+}
