@@ -116,6 +116,12 @@ async function main(): Promise<void> {
   const spec = (s: Scenario): LoadSpec => ({ ...s, url: urls[s.base], paths: ids.paths(s) });
   const runId = Date.now().toString(36);
 
+  // A sliced scenario that ran out of ids made some request again: a warning, unless that is the
+  // same request (refund; a second send is refused).
+  const reusedIds = (s: Scenario, text: string) => {
+    if (s.repeatable) log(`  ${text} (the same request again, every answer counted)`);
+    else warnings.push(text);
+  };
   const rounds = new Map<string, SaturationResult[]>();
   for (let round = 1; round <= config.rounds; round++) {
     log(
@@ -133,9 +139,10 @@ async function main(): Promise<void> {
       rounds.get(s.name)![round - 1] = result;
       ids.use(s, result.used);
       if (s.slice && result.wrapped > 0) {
-        const text = `${s.name} came to the end of its ${load.paths.length} ids in round ${round}: ${result.wrapped} of ${config.threads} threads reused some`;
-        if (s.repeatable) log(`  ${text} (the same request again, every answer counted)`);
-        else warnings.push(text);
+        reusedIds(
+          s,
+          `${s.name} came to the end of its ${load.paths.length} ids in round ${round}: ${result.wrapped} of ${config.threads} threads reused some`,
+        );
       }
       log(line(s.name, result));
     }
@@ -153,7 +160,7 @@ async function main(): Promise<void> {
       const result = await openLoop(load, rate, config.openDuration, `${runId}o`);
       ids.use(s, Math.min(result.scheduled, load.paths.length));
       if (s.slice && result.scheduled > load.paths.length) {
-        warnings.push(`${s.name} made ${result.scheduled} open-loop requests over ${load.paths.length} ids`);
+        reusedIds(s, `${s.name} made ${result.scheduled} open-loop requests over ${load.paths.length} ids`);
       }
       open.set(s.name, result);
       log(
