@@ -24,8 +24,8 @@ const outdir = path.resolve(root, args.outdir);
 
 /**
  * What the Worker's start must not load: the route groups and what only they need (zod, Drizzle, the
- * schema), loaded by the first request to their paths, and the runtime's Node modules (`node:async_hooks`
- * for the D1 session is loaded by the first partner request). Each was measured at startup
+ * schema), loaded by the first request to their paths, and the runtime's Node modules (the D1 session's
+ * `node:async_hooks` comes with the first request that uses the database). Each was measured at startup
  * (bench/tried.md); an import added to the middleware chain would bring it back unseen.
  */
 const NOT_AT_STARTUP = [

@@ -3,11 +3,11 @@ import type { HonoEnv } from "../env";
 import { limiter, tokenSubject, warn } from "./client";
 
 /**
- * The D1 session module, loaded by the first partner request rather than at the Worker's startup: its
+ * The D1 session module, imported by the first partner request rather than at the Worker's startup: its
  * AsyncLocalStorage is the runtime's `node:async_hooks`, whose import was a tenth of the startup's CPU
- * (bench/tried.md). Requests that need no database session (health, login, the gateway, the reference)
- * never load it; the first partner request loads it beside its route group and Drizzle, which import
- * it too. Kept once loaded, so later requests do not wait on an import.
+ * (bench/tried.md). A cold isolate's first request that uses the database imports it with its route
+ * group and Drizzle anyway, so the import leaves the startup without adding to a first request. Kept
+ * once loaded, so later requests do not wait on an import.
  */
 let sessions: typeof import("../db/session") | undefined;
 
