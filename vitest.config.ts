@@ -2,6 +2,9 @@ import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
+import { fixVitestPoolWorkers } from "./scripts/fix-vitest-pool-workers.ts";
+
+fixVitestPoolWorkers();
 
 const migrations = await readD1Migrations(path.join(import.meta.dirname, "migrations"));
 
