@@ -8,38 +8,77 @@ fixVitestPoolWorkers();
 
 const migrations = await readD1Migrations(path.join(import.meta.dirname, "migrations"));
 
+/**
+ * Two projects; where a new test file goes:
+ * - "node" (plain Node, milliseconds a file): a test whose imports reach no `cloudflare:*` module,
+ *   directly or through a helper. The domain and other pure rules, tested with plain values; of
+ *   test/support, domain.ts, application-request.ts, order-sequences.ts and hostile-urls.ts are pure,
+ *   api.ts, factories.ts and the others are not. A pure test under test/domain/ is found by the glob
+ *   below; a pure test elsewhere is listed here by name.
+ * - "workers" (workerd, a runtime and a database of its own per file): everything else, that is
+ *   whatever needs a binding, SELF, the Worker's entry point or the runtime's own behaviour.
+ * Node cannot load `cloudflare:*`, so a runtime test listed here by mistake fails at once; a pure test
+ * left to "workers" passes, only slower.
+ */
+const NODE_TESTS = [
+  // Not *.api.test.ts: those replay the domain's rules through the API, so the Worker and D1 run them.
+  "test/domain/**/!(*.api).test.ts",
+  "test/auth/gateway-token.test.ts",
+  "test/clock.test.ts",
+  "test/config.test.ts",
+  "test/gateway/format.test.ts",
+  "test/http/security-headers.test.ts",
+];
+// Property tests run on a fixed seed unless one is asked for (test/support/property-seed.ts).
+const provide = { propertySeed: process.env.PROPERTY_SEED ?? "" };
+
 export default defineConfig({
-  plugins: [
-    cloudflareTest({
-      wrangler: { configPath: "./wrangler.toml" },
-      // The sources, not wrangler.toml's build (dist/worker): the tests need no build step.
-      main: "./src/index.ts",
-      miniflare: {
-        bindings: {
-          // A fresh pepper per run: no secret is written down, and no test can depend on a fixed one.
-          AUTH_PEPPER: randomBytes(32).toString("hex"),
-          REQUIRE_HTTPS: "false",
-          // High enough never to interfere; rate-limit tests override the quota per request.
-          RATE_LIMIT_REQUESTS: "1000000",
-          TEST_MIGRATIONS: migrations as never,
-          // Property tests run on a fixed seed unless one is asked for (test/support/property-seed.ts).
-          PROPERTY_SEED: process.env.PROPERTY_SEED ?? "",
-        },
-        // Notifications go to a queue nobody consumes: the tests hand each message to the consumer
-        // themselves (test/support/notifications.ts), so no background delivery races a test that
-        // checks what its own batch did to an event.
-        queueProducers: { NOTIFICATIONS: { queueName: "financing-notifications-unconsumed" } },
-        // Partner endpoints are the one outside world: nothing leaves the test run. Tests that care
-        // about what is sent replace `fetch` with a stub of their own.
-        outboundService: () => new Response(null, { status: 204 }),
-      },
-    }),
-  ],
   test: {
-    include: ["test/**/*.test.ts"],
-    exclude: ["test/e2e/**"],
-    setupFiles: ["./test/support/apply-migrations.ts", "./test/support/property-seed.ts"],
     // Request logs are asserted where they matter; elsewhere they only bury the report.
     onConsoleLog: (log) => !log.startsWith('{"level":"info"'),
+    projects: [
+      {
+        test: {
+          name: "node",
+          environment: "node",
+          include: NODE_TESTS,
+          setupFiles: ["./test/support/property-seed.ts"],
+          provide,
+        },
+      },
+      {
+        plugins: [
+          cloudflareTest({
+            wrangler: { configPath: "./wrangler.toml" },
+            // The sources, not wrangler.toml's build (dist/worker): the tests need no build step.
+            main: "./src/index.ts",
+            miniflare: {
+              bindings: {
+                // A fresh pepper per run: no secret is written down, and no test can depend on a fixed one.
+                AUTH_PEPPER: randomBytes(32).toString("hex"),
+                REQUIRE_HTTPS: "false",
+                // High enough never to interfere; rate-limit tests override the quota per request.
+                RATE_LIMIT_REQUESTS: "1000000",
+                TEST_MIGRATIONS: migrations as never,
+              },
+              // Notifications go to a queue nobody consumes: the tests hand each message to the consumer
+              // themselves (test/support/notifications.ts), so no background delivery races a test that
+              // checks what its own batch did to an event.
+              queueProducers: { NOTIFICATIONS: { queueName: "financing-notifications-unconsumed" } },
+              // Partner endpoints are the one outside world: nothing leaves the test run. Tests that care
+              // about what is sent replace `fetch` with a stub of their own.
+              outboundService: () => new Response(null, { status: 204 }),
+            },
+          }),
+        ],
+        test: {
+          name: "workers",
+          include: ["test/**/*.test.ts"],
+          exclude: ["test/e2e/**", ...NODE_TESTS],
+          setupFiles: ["./test/support/apply-migrations.ts", "./test/support/property-seed.ts"],
+          provide,
+        },
+      },
+    ],
   },
 });

@@ -6,7 +6,14 @@ declare global {
     interface Env extends WorkerEnv {
       TEST_MIGRATIONS: D1Migration[];
       AUTH_PEPPER: string;
-      PROPERTY_SEED: string;
     }
+  }
+}
+
+declare module "vitest" {
+  /** Given by vitest.config.ts (`provide`). */
+  export interface ProvidedContext {
+    /** PROPERTY_SEED of the environment: empty for the fixed seed, a number, or "random". */
+    propertySeed: string;
   }
 }

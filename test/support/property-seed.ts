@@ -1,13 +1,14 @@
-import { env } from "cloudflare:workers";
 import fc from "fast-check";
+import { inject } from "vitest";
 
 /**
  * Every property test runs on one fixed seed, so CI is repeatable and a failure reproduces: fast-check
  * prints the seed and path of a counterexample. `PROPERTY_SEED=<n> npm test` replays a seed,
- * `PROPERTY_SEED=random npm test` explores new ones locally (see vitest.config.ts).
+ * `PROPERTY_SEED=random npm test` explores new ones locally (see vitest.config.ts). Read through
+ * vitest's `inject`, so the same setup serves the Node and the workerd tests.
  */
 const FIXED_SEED = 20261123;
-const requested = env.PROPERTY_SEED;
+const requested = inject("propertySeed");
 const seed =
   requested === undefined || requested === ""
     ? FIXED_SEED
