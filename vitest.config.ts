@@ -75,6 +75,7 @@ export default defineConfig({
           name: "workers",
           include: ["test/**/*.test.ts"],
           exclude: ["test/e2e/**", ...NODE_TESTS],
+          globalSetup: ["./test/support/openapi-document.ts"],
           setupFiles: ["./test/support/apply-migrations.ts", "./test/support/property-seed.ts"],
           provide,
         },

@@ -15,5 +15,7 @@ declare module "vitest" {
   export interface ProvidedContext {
     /** PROPERTY_SEED of the environment: empty for the fixed seed, a number, or "random". */
     propertySeed: string;
+    /** The OpenAPI document as `npm run openapi` prints it, built once per run (test/support/openapi-document.ts). */
+    openApiDocument: string;
   }
 }

@@ -1,8 +1,13 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
+import { openApiDocument } from "../../src/routes/system/openapi";
 import { call, json } from "../support/api";
 import { exampleProblems } from "../support/openapi-check";
 
 describe("the OpenAPI document", () => {
+  it("is, byte for byte, the one every test's response check uses (built once per run, in Node)", () => {
+    expect(JSON.stringify(openApiDocument(), null, 2)).toBe(inject("openApiDocument"));
+  });
+
   it("GET /openapi.json is an OpenAPI 3.1 document listing login and health", async () => {
     const res = await call("GET", "/openapi.json");
     expect(res.status).toBe(200);
