@@ -38,7 +38,8 @@ export async function send(url: string, init: RequestInit, vars?: Partial<Env>):
   let res: Response;
   if (vars) {
     const ctx = createExecutionContext();
-    res = await createApp().request(url, init, { ...env, ...vars }, ctx);
+    const worker = withVars(vars);
+    res = await worker.app.request(url, init, worker.env, ctx);
     await waitOnExecutionContext(ctx);
   } else {
     res = await SELF.fetch(url, init);
@@ -46,6 +47,38 @@ export async function send(url: string, init: RequestInit, vars?: Partial<Env>):
   // Every answer the suite receives must be the one the OpenAPI document promises.
   await expectDocumented(init.method ?? "GET", url, res);
   return res;
+}
+
+/**
+ * One app and one environment per distinct set of variables, as a deployed isolate keeps one of each:
+ * its route groups are mounted once and its config parsed once, not on every request. Variables are
+ * compared by value, bindings (a faulty D1, a counting namespace) by identity.
+ */
+const workers = new Map<string, { app: ReturnType<typeof createApp>; env: Env }>();
+const bindingIds = new WeakMap<object, number>();
+let lastBindingId = 0;
+
+function withVars(vars: Partial<Env>) {
+  const key = JSON.stringify(
+    Object.entries(vars)
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([name, value]) => [name, typeof value === "object" && value !== null ? { binding: idOf(value) } : value]),
+  );
+  let worker = workers.get(key);
+  if (!worker) {
+    worker = { app: createApp(), env: { ...env, ...vars } };
+    workers.set(key, worker);
+  }
+  return worker;
+}
+
+function idOf(binding: object): number {
+  let id = bindingIds.get(binding);
+  if (id === undefined) {
+    id = ++lastBindingId;
+    bindingIds.set(binding, id);
+  }
+  return id;
 }
 
 export interface TestPartner {
