@@ -20,6 +20,12 @@ export function wrangler(args: string[], options: { quiet?: boolean } = {}): str
   return result.stdout ?? "";
 }
 
+/**
+ * `--var` arguments of every local `wrangler dev` (npm start, the browser tests): wrangler's dev proxy
+ * needs each request body read to its end (DRAIN_UNREAD_BODIES, src/http/body-limit.ts).
+ */
+export const LOCAL_DEV_VARS = ["--var", "DRAIN_UNREAD_BODIES:true"];
+
 export function readDevVars(): Record<string, string> {
   if (!existsSync(DEV_VARS)) return {};
   const vars: Record<string, string> = {};

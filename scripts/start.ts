@@ -4,7 +4,7 @@
  * `wrangler dev` (for example `npm start -- --port 9000 --var RATE_LIMIT_REQUESTS:50`).
  */
 import { spawn } from "node:child_process";
-import { DEMO, ensureDevVars, partnerSql, wrangler } from "./lib";
+import { DEMO, ensureDevVars, LOCAL_DEV_VARS, partnerSql, wrangler } from "./lib";
 
 const vars = ensureDevVars();
 wrangler(["d1", "migrations", "apply", "DB", "--local"]);
@@ -14,7 +14,12 @@ wrangler(["d1", "execute", "DB", "--local", "--command", await partnerSql(DEMO, 
 
 const args = process.argv.slice(2);
 const has = (flag: string) => args.some((a) => a === flag || a.startsWith(`${flag}=`));
-const devArgs = ["dev", ...(has("--ip") ? [] : ["--ip", "127.0.0.1"]), ...(has("--port") ? [] : ["--port", "8787"])];
+const devArgs = [
+  "dev",
+  ...(has("--ip") ? [] : ["--ip", "127.0.0.1"]),
+  ...(has("--port") ? [] : ["--port", "8787"]),
+  ...LOCAL_DEV_VARS,
+];
 
 console.log(`\nDemo partner (local only): ${JSON.stringify(DEMO)}`);
 console.log(`Serving on http://127.0.0.1:${portOf(args)}  (docs: /docs, OpenAPI: /openapi.json)\n`);

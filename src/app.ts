@@ -5,7 +5,7 @@ import { requireSession } from "./auth/require-session";
 import { config } from "./config";
 import type { HonoEnv } from "./env";
 import { countBindings } from "./http/binding-counters";
-import { limitBody } from "./http/body-limit";
+import { drainUnreadBody, limitBody } from "./http/body-limit";
 import { ApiError, errorBody } from "./http/errors";
 import { idempotency } from "./http/idempotency";
 import { jsonBody } from "./http/json-body";
@@ -76,6 +76,7 @@ export function createApp() {
   // The groups' routes are added after the app has routed its first request.
   const app = new Hono<HonoEnv>({ router: new ExtensibleRouter() });
 
+  app.use("*", drainUnreadBody);
   app.use("*", requestId());
   app.use("*", countBindings);
   app.use("*", logRequest);

@@ -113,6 +113,8 @@ const VARIABLES = {
   AUTH_PEPPER: (raw: unknown) => (typeof raw === "string" && raw.length >= 16 ? raw : INVALID),
   /** Benchmarks and tests only: responses report the D1 and Durable Object calls they made. */
   COUNT_BINDINGS: flag(false),
+  /** Local development only (`npm start` sets it): read a body the answer did not need (src/http/body-limit.ts). */
+  DRAIN_UNREAD_BODIES: flag(false),
 } satisfies Record<string, Parser<unknown>>;
 
 type Variable = keyof typeof VARIABLES;

@@ -164,6 +164,44 @@ describe("the error envelope", () => {
     expect(await json(res)).toMatchObject({ error: "request_too_large" });
   });
 
+  describe("a body over 10 MB announced by Content-Length", () => {
+    const CHUNK = 1024 * 1024;
+    /** A body of 12 chunks that counts what the Worker reads of it. */
+    function countedBody() {
+      const body = { read: 0, total: 12 * CHUNK };
+      const stream = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          if (body.read >= body.total) return controller.close();
+          body.read += CHUNK;
+          controller.enqueue(new Uint8Array(CHUNK).fill(32));
+        },
+      });
+      const init = {
+        method: "POST",
+        headers: { "Content-Type": "application/json", "Content-Length": String(body.total) },
+        body: stream,
+      };
+      return { body, init };
+    }
+
+    it("is refused with 413 before the Worker reads it", async () => {
+      const { body, init } = countedBody();
+      const res = await send(`${BASE}${LOGIN}`, init, {});
+      expect(res.status).toBe(413);
+      expect(await json(res)).toMatchObject({ error: "request_too_large" });
+      // What the stream queued on its own before anyone read; far from the whole body.
+      expect(body.read).toBeLessThanOrEqual(CHUNK);
+    });
+
+    it("is read to its end before the 413 leaves where DRAIN_UNREAD_BODIES is on (npm start)", async () => {
+      const { body, init } = countedBody();
+      const res = await send(`${BASE}${LOGIN}`, init, { DRAIN_UNREAD_BODIES: "true" });
+      expect(res.status).toBe(413);
+      expect(await json(res)).toMatchObject({ error: "request_too_large" });
+      expect(body.read).toBe(body.total);
+    });
+  });
+
   it("accepts a body of exactly 10 MB (then judges its content)", async () => {
     const padding = " ".repeat(MAX_BODY_BYTES - 2);
     const res = await call("POST", "/authentication/v1/partner", { body: `{}${padding}` });

@@ -24,6 +24,7 @@ describe("config", () => {
       },
       AUTH_PEPPER: PEPPER,
       COUNT_BINDINGS: false,
+      DRAIN_UNREAD_BODIES: false,
     });
   });
 

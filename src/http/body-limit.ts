@@ -1,5 +1,6 @@
 import { bodyLimit } from "hono/body-limit";
 import { createMiddleware } from "hono/factory";
+import { config } from "../config";
 import type { HonoEnv } from "../env";
 import { ApiError } from "./errors";
 
@@ -28,5 +29,21 @@ export const limitBody = createMiddleware<HonoEnv>(async (c, next) => {
   } catch (error) {
     if (reachedHandler || error instanceof ApiError) throw error;
     throw ApiError.of([{ code: "INVALID_REQUEST", message: "the request body could not be read to its end" }]);
+  }
+});
+
+/**
+ * With DRAIN_UNREAD_BODIES (local development only): a request body the answer did not need is read to
+ * its end before the answer leaves. wrangler dev puts a proxy before the Worker whose connection to it
+ * breaks when an answer comes before the body was read: a 413 for a body over 10 MB arrived empty, as a
+ * 503 "Your worker restarted mid-request" or as a reset, and the next request on that connection could
+ * fail the same way. Deployed, the Worker answers at once and never reads what it refused.
+ */
+export const drainUnreadBody = createMiddleware<HonoEnv>(async (c, next) => {
+  const { body } = c.req.raw;
+  await next();
+  if (body && !body.locked && config(c.env).DRAIN_UNREAD_BODIES) {
+    // A client that went away mid-body leaves nothing to drain: the answer stands.
+    await body.pipeTo(new WritableStream()).catch(() => undefined);
   }
 });
