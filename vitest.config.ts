@@ -34,6 +34,12 @@ const provide = { propertySeed: process.env.PROPERTY_SEED ?? "" };
 
 export default defineConfig({
   test: {
+    // vitest's default is one file at a time on two cores (cores - 1). A workerd file spends much of
+    // its time starting a runtime and loading modules, which a second file's tests overlap.
+    maxWorkers: 2,
+    // Two files run at once on a shared 2-core machine: a CPU-heavy test (2,000 property runs) can pass
+    // vitest's 5 s default there. A hang is still caught.
+    testTimeout: 30_000,
     // Request logs are asserted where they matter; elsewhere they only bury the report.
     onConsoleLog: (log) => !log.startsWith('{"level":"info"'),
     projects: [
