@@ -51,7 +51,8 @@ export function fixVitestPoolWorkers(): void {
   if (text.includes(FIXED)) return;
   if (text.split(BROKEN).length !== 2) {
     throw new Error(
-      `${file} is not the text scripts/fix-vitest-pool-workers.ts fixes: check whether cloudflare/workers-sdk#15092 is fixed in this version, then remove the fix`,
+      `${file} is not the text scripts/fix-vitest-pool-workers.ts fixes: check whether ` +
+        "cloudflare/workers-sdk#15092 is fixed in this version, then remove the fix",
     );
   }
   writeFileSync(file, text.replace(BROKEN, FIXED));
