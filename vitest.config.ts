@@ -64,8 +64,10 @@ export default defineConfig({
     testTimeout: 30_000,
     // Request logs are asserted where they matter; elsewhere they only bury the report.
     onConsoleLog: (log) => !log.startsWith('{"level":"info"'),
+    // Each project extends this root config: its test options above apply to both.
     projects: [
       {
+        extends: true,
         test: {
           name: "node",
           environment: "node",
@@ -75,6 +77,7 @@ export default defineConfig({
         },
       },
       {
+        extends: true,
         plugins: [
           cloudflareTest({
             wrangler: { configPath: "./wrangler.toml" },
