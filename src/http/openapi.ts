@@ -1,7 +1,7 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import type { ConflictCode, InvalidCode, ProblemCode, RefusalCode } from "../domain/result";
 import type { HonoEnv } from "../env";
-import { ApiError, type ErrorCode, zodProblems } from "./errors";
+import { ApiError, type ErrorCode, MAX_LISTED_PROBLEMS, MORE_PROBLEMS, zodProblems } from "./errors";
 
 /**
  * Every router is an OpenAPIHono built here, so that a validation failure of any route (body, query or
@@ -122,7 +122,13 @@ function buildErrorBody(errors: readonly ErrorCode[], codes?: readonly ProblemCo
     error_description: z.string(),
     requestId: z.string(),
     ...(codes
-      ? { errors: z.array(ErrorDetailSchema.extend({ code: z.enum(codes as [ProblemCode, ...ProblemCode[]]) })) }
+      ? {
+          errors: z
+            .array(ErrorDetailSchema.extend({ code: z.enum([codes[0]!, ...codes.slice(1), MORE_PROBLEMS]) }))
+            .openapi({
+              description: `At most ${MAX_LISTED_PROBLEMS} entries; when a request has more problems, the last entry (code ${MORE_PROBLEMS}) says how many are not listed`,
+            }),
+        }
       : {}),
   });
 }
@@ -300,6 +306,22 @@ export const withDefault = <T extends z.ZodType>(schema: T, value: z.output<T>, 
     .optional()
     .transform((v) => v ?? value)
     .openapi({ description: `${description ? `${description}. ` : ""}Default: ${JSON.stringify(value)}` });
+
+/**
+ * An array of at most `max` elements whose length is checked before any element is: zod validates
+ * every element first and counts after, so a million elements where a hundred are allowed would cost a
+ * million validations and as many problems. Refused whole instead, with zod's own issue and message.
+ * (The document is the same as for `z.array(element).min(min).max(max)`.)
+ */
+export const listOf = <T extends z.ZodType>(element: T, max: number, min?: { length: number; message?: string }) =>
+  z.preprocess(
+    (value, ctx) => {
+      if (!Array.isArray(value) || value.length <= max) return value;
+      ctx.issues.push({ code: "too_big", origin: "array", maximum: max, inclusive: true, input: value });
+      return z.NEVER;
+    },
+    min ? z.array(element).min(min.length, min.message).max(max) : z.array(element).max(max),
+  );
 
 /** A JSON answer with its example, the headers every response carries and `extra` ones. */
 export const jsonContent = <T extends z.ZodType>(
