@@ -67,10 +67,13 @@ export async function partnerFlow(base: string, login: { username: string; passw
   const applicationId = created.data.id;
   const path = { applicationId };
 
-  // The customer's confirm at the gateway: the page's form, posted as a browser would.
+  // The customer's confirm at the gateway: the page's form, posted as a browser would, with its hidden
+  // `offer` token (a confirm decides only the offer the page showed).
+  const page = await (await fetch(created.data.gatewayRedirectUrl)).text();
+  const offer = /name="offer" value="([^"]*)"/.exec(page)?.[1] ?? "";
   const decided = await fetch(created.data.gatewayRedirectUrl, {
     method: "POST",
-    body: new URLSearchParams({ action: "confirm" }),
+    body: new URLSearchParams({ offer, action: "confirm" }),
     redirect: "manual",
   });
   if (decided.status !== 303) throw problem("gateway", decided.status);

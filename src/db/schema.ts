@@ -7,6 +7,7 @@
  */
 import { relations, sql } from "drizzle-orm";
 import { check, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import type { Offer } from "../domain/offer";
 
 const createdAt = () => integer("created_at").notNull();
 
@@ -88,6 +89,8 @@ export const applications = sqliteTable(
     refundedAmount: integer("refunded_amount").notNull().default(0),
     decisionReasons: text("decision_reasons", { mode: "json" }).$type<string[]>(),
     decidedAt: integer("decided_at"),
+    /** The offer the customer accepted at the gateway (order, total, terms), kept with the approval. */
+    acceptedOffer: text("accepted_offer", { mode: "json" }).$type<Offer>(),
     cancelReason: text("cancel_reason"),
     customCancelReason: text("custom_cancel_reason"),
     /**

@@ -4,6 +4,7 @@
  */
 import type { CancelReason } from "./application-state";
 import { type DecisionLimits, decide } from "./decision";
+import { offerOf, offerToken } from "./offer";
 import { applyToLines, financedAmount } from "./order-lines";
 import { type Current, finish, type Plan, type PlanContext, refusalOf } from "./plan";
 import { problem, type Result, refused } from "./result";
@@ -46,7 +47,7 @@ export function planCancellation(
  */
 export function planDecision(
   current: Current,
-  request: { agreedNow: boolean; limits: DecisionLimits },
+  request: { agreedNow: boolean; limits: DecisionLimits; termsDate: string },
   ctx: PlanContext,
 ): Result<Plan> {
   const refusal = refusalOf("DECIDE", current);
@@ -68,23 +69,43 @@ export function planDecision(
     decidedAt: ctx.at,
     ...(agreement && !app.agreementTermsAndConditions ? { agreementTermsAndConditions: true } : {}),
   };
-  return decision.outcome === "APPROVED"
-    ? finish(current, { next: { state: "READY", stateReason: "READY_TO_SHIP" }, approve: true, fields }, ctx)
-    : finish(current, { next: { state: "REJECTED", stateReason: "REJECTED" }, fields }, ctx);
+  if (decision.outcome === "REJECTED") {
+    return finish(current, { next: { state: "REJECTED", stateReason: "REJECTED" }, fields }, ctx);
+  }
+  return finish(
+    current,
+    {
+      next: { state: "READY", stateReason: "READY_TO_SHIP" },
+      approve: true,
+      fields: { ...fields, acceptedOffer: offerOf(current, request.termsDate) },
+    },
+    ctx,
+  );
 }
 
 /**
- * The customer answers once, at the gateway: confirm runs the decision, cancel cancels. Once the
- * application left PROCESSING the customer's say has ended (even where the partner could still cancel),
- * so a second submit is refused and the gateway only shows the outcome.
+ * The customer answers once, at the gateway: confirm runs the decision, cancel cancels, each only for
+ * the offer the customer saw (`offer`, the token of the page's form; offer.ts): when the order changed
+ * since, or the day did, nothing is decided and OFFER_CHANGED asks for the new offer to be shown. Once
+ * the application left PROCESSING the customer's say has ended (even where the partner could still
+ * cancel), so a second submit is refused and the gateway only shows the outcome.
  */
 export function planCustomerAnswer(
   current: Current,
-  request: { action: "confirm" | "cancel"; agreedNow: boolean; limits: DecisionLimits },
+  request: {
+    action: "confirm" | "cancel";
+    agreedNow: boolean;
+    limits: DecisionLimits;
+    offer: string | undefined;
+    termsDate: string;
+  },
   ctx: PlanContext,
 ): Result<Plan> {
   if (current.application.state !== "PROCESSING") {
     return refused(problem("APPLICATION_ALREADY_DECIDED", "the customer has already answered"));
+  }
+  if (request.offer !== offerToken(current, request.termsDate)) {
+    return refused(problem("OFFER_CHANGED", "the offer changed since the customer saw it"));
   }
   return request.action === "confirm"
     ? planDecision(current, request, ctx)

@@ -15,6 +15,7 @@ import {
   stateAfterLines,
 } from "./application-state";
 import { approve, ledgerOf, type Movement, move } from "./ledger";
+import type { Offer } from "./offer";
 import { financedAmount, type Line, type LinesChange } from "./order-lines";
 import { ok, type Problem, problem, type Result } from "./result";
 
@@ -31,6 +32,8 @@ export interface ApplicationFacts {
   customerEmail: string;
   /** Sequence of the last event written; the next event takes the next number. */
   eventSequence: number;
+  /** Grows by one with every write: what the gateway's offer token names (see offer.ts). */
+  version: number;
 }
 
 export interface Current {
@@ -58,6 +61,8 @@ export interface ApplicationUpdate {
   cancelReason?: CancelReason;
   customCancelReason?: string | null;
   agreementTermsAndConditions?: boolean;
+  /** The offer the customer accepted, recorded with the approval. */
+  acceptedOffer?: Offer;
 }
 
 export interface RefundRecord {
@@ -116,7 +121,12 @@ export interface Outcome {
   approve?: boolean;
   fields?: Pick<
     ApplicationUpdate,
-    "decisionReasons" | "decidedAt" | "cancelReason" | "customCancelReason" | "agreementTermsAndConditions"
+    | "decisionReasons"
+    | "decidedAt"
+    | "cancelReason"
+    | "customCancelReason"
+    | "agreementTermsAndConditions"
+    | "acceptedOffer"
   >;
 }
 
@@ -184,10 +194,13 @@ export function finish(current: Current, outcome: Outcome, ctx: PlanContext): Re
   });
 }
 
-/** The application and its lines as the plan leaves them. */
+/** The application and its lines as the plan leaves them (written, so one version on). */
 export function applyPlan<A extends ApplicationFacts, L extends Line>(
   current: { application: A; lines: readonly L[] },
   plan: Plan,
 ): { application: A & ApplicationUpdate; lines: readonly (L | Line)[] } {
-  return { application: { ...current.application, ...plan.application }, lines: plan.lines?.lines ?? current.lines };
+  return {
+    application: { ...current.application, ...plan.application, version: current.application.version + 1 },
+    lines: plan.lines?.lines ?? current.lines,
+  };
 }

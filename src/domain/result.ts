@@ -26,6 +26,8 @@ export type RefusalCode =
   | "APPLICATION_ALREADY_CANCELLED"
   /** DECIDE on an application whose outcome is already known (the gateway then shows the outcome). */
   | "APPLICATION_ALREADY_DECIDED"
+  /** The customer's answer at the gateway names an offer that has changed since (the gateway shows the new one). */
+  | "OFFER_CHANGED"
   | "ORDER_ALREADY_SENT"
   | "ITEM_NOT_FOUND"
   | "INVALID_QUANTITY"

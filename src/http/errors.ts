@@ -64,6 +64,7 @@ const PROBLEM_KINDS: Record<ProblemCode, "invalid_request" | "conflict" | "unpro
   APPLICATION_REJECTED: "unprocessable",
   APPLICATION_ALREADY_CANCELLED: "unprocessable",
   APPLICATION_ALREADY_DECIDED: "unprocessable",
+  OFFER_CHANGED: "unprocessable",
   ORDER_ALREADY_SENT: "unprocessable",
   ITEM_NOT_FOUND: "unprocessable",
   INVALID_QUANTITY: "unprocessable",

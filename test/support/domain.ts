@@ -47,6 +47,7 @@ export function application(
     agreementTermsAndConditions: true,
     customerEmail: "jana@example.com",
     eventSequence: 1,
+    version: 0,
   };
   return { application: facts, lines };
 }

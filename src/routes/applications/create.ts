@@ -97,6 +97,7 @@ export const createApplication = router().openapi(route, async (c) => {
     refundedAmount: 0,
     decisionReasons: null,
     decidedAt: null,
+    acceptedOffer: null,
     cancelReason: null,
     customCancelReason: null,
     duplicateFingerprint: fingerprint,
