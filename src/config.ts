@@ -101,6 +101,11 @@ const VARIABLES = {
   LOGIN_FAILURE_WINDOW_SECONDS: positiveInt(900),
   /** Failed logins per client address in the same window (shared offices and NAT get more room). */
   LOGIN_MAX_FAILURES_PER_ADDRESS: positiveInt(20),
+  /**
+   * Bytes a partner's rows may hold in the database every partner shares (src/db/storage.ts), unless an
+   * operator gave the partner a quota of its own (`npm run partner:quota`). Default 1 GiB.
+   */
+  STORAGE_QUOTA_BYTES: positiveInt(1024 * 1024 * 1024),
   /** After a rotation, how long the previous signing secret still signs notifications beside the new one. */
   SIGNING_SECRET_OVERLAP_SECONDS: positiveInt(86400),
   /** Highest financed total (minor units) the automatic decision approves, per type and currency (JSON). */

@@ -7,9 +7,11 @@
 import type { Context } from "hono";
 import { session } from "../auth/require-session";
 import { now } from "../clock";
+import { config } from "../config";
 import { writePlan } from "../db/application-write";
 import { type Aggregate, loadAggregate, WriteConflict } from "../db/applications";
 import { database } from "../db/client";
+import { STORAGE_QUOTA_PROBLEM, StorageQuotaExceeded } from "../db/storage";
 import type { Current, Plan, PlanContext } from "../domain/plan";
 import type { Problem, Result } from "../domain/result";
 import type { HonoEnv } from "../env";
@@ -57,13 +59,21 @@ export function attempt(
   planner: Planner,
 ): Promise<Attempt> {
   const db = database(c.env);
+  const quota = config(c.env).STORAGE_QUOTA_BYTES;
   return withRetries(async () => {
     const current = await loadAggregate(db, partnerId, applicationId);
     if (!current) return { outcome: "not_found" };
     const at = now();
     const plan = planner(current, { at, newId: () => newId(at) });
     if (!plan.ok) return { outcome: "refused", problems: plan.problems, current };
-    const aggregate = await writePlan(db, current, plan.value, at);
+    let aggregate: Aggregate;
+    try {
+      aggregate = await writePlan(db, current, plan.value, at, quota);
+    } catch (error) {
+      if (error instanceof StorageQuotaExceeded)
+        return { outcome: "refused", problems: [STORAGE_QUOTA_PROBLEM], current };
+      throw error;
+    }
     const { event } = plan.value;
     if (event) c.executionCtx.waitUntil(publish(c.env, [{ eventId: event.id, due: event.occurredAt }]));
     return { outcome: "written", aggregate, plan: plan.value };

@@ -10,6 +10,7 @@ import { applyPlan, type EventRecord, type Plan } from "../domain/plan";
 import { type Aggregate, commit, isConstraintError } from "./applications";
 import { type Database, insertRows, prepared, updateWhere } from "./client";
 import { type ApplicationRow, applications, documents, events, type OrderLineRow, orderLines, refunds } from "./schema";
+import { countUsage, QUOTA_CHECK, rowBytes, StorageQuotaExceeded } from "./storage";
 
 /** The guard after the application's conditional update: its CHECK fails when that update matched nothing. */
 const WRITE_GUARD = "INSERT OR REPLACE INTO write_guard (id, ok) VALUES (1, changes())";
@@ -22,12 +23,20 @@ const deleteLines = prepared(
 );
 
 /**
- * Writes the plan, or throws WriteConflict when another write changed the application first. Answers the
- * aggregate as written. Every statement is prepared once per shape and bound here (`updateWhere`,
- * `insertRows`): Drizzle's SQL, not built again on every write.
+ * Writes the plan, or throws WriteConflict when another write changed the application first, or
+ * StorageQuotaExceeded when what it adds would take the partner past `quota` (their own quota, when
+ * they have one, wins). Answers the aggregate as written. Every statement is prepared once per shape and
+ * bound here (`updateWhere`, `insertRows`): Drizzle's SQL, not built again on every write.
  */
-export async function writePlan(db: Database, current: Aggregate, plan: Plan, at: number): Promise<Aggregate> {
+export async function writePlan(
+  db: Database,
+  current: Aggregate,
+  plan: Plan,
+  at: number,
+  quota: number,
+): Promise<Aggregate> {
   const app = current.application;
+  const added: object[] = [];
   const statements: D1PreparedStatement[] = [
     updateWhere(
       db,
@@ -38,34 +47,39 @@ export async function writePlan(db: Database, current: Aggregate, plan: Plan, at
     db.$client.prepare(WRITE_GUARD),
   ];
   if (plan.event) statements.push(insertRows(db, events, [eventRow(app, plan.event)]));
-  if (plan.lines?.replace) statements.push(db.$client.prepare(deleteLines(db)).bind(app.id));
-  if (plan.refund) statements.push(insertRows(db, refunds, [{ ...plan.refund, applicationId: app.id }]));
-  if (plan.document) statements.push(insertRows(db, documents, [{ ...plan.document, applicationId: app.id }]));
+  let removed = 0;
+  if (plan.lines?.replace) {
+    statements.push(db.$client.prepare(deleteLines(db)).bind(app.id));
+    for (const line of current.lines) removed += rowBytes(lineRow(app.id, line, at));
+  }
+  if (plan.refund) {
+    const refund = { ...plan.refund, applicationId: app.id };
+    statements.push(insertRows(db, refunds, [refund]));
+    added.push(refund);
+  }
+  if (plan.document) {
+    const document = { ...plan.document, applicationId: app.id };
+    statements.push(insertRows(db, documents, [document]));
+    added.push(document);
+  }
   if (plan.lines) {
     const byId = new Map(plan.lines.lines.map((l) => [l.id, l]));
+    const created = plan.lines.created.map((id) => lineRow(app.id, byId.get(id)!, at));
     statements.push(
       ...plan.lines.updated.map((id) => updateLine(db, byId.get(id)!, at)),
-      ...chunks(plan.lines.created.map((id) => lineRow(app.id, byId.get(id)!, at))).map((chunk) =>
-        insertRows(db, orderLines, chunk),
-      ),
+      ...chunks(created).map((chunk) => insertRows(db, orderLines, chunk)),
     );
+    added.push(...created);
   }
+  const grown = added.reduce((sum: number, row) => sum + rowBytes(row), 0) - removed;
+  if (grown !== 0) statements.push(countUsage(db, app.partnerId, grown, quota));
   await commit(db, statements);
   const next = applyPlan(current, plan);
   return {
     application: { ...next.application, version: app.version + 1, updatedAt: at },
     lines: [...next.lines],
-    documents: plan.document
-      ? [
-          ...current.documents,
-          {
-            id: plan.document.id,
-            type: plan.document.type,
-            filename: plan.document.filename,
-            description: plan.document.description,
-          },
-        ]
-      : current.documents,
+    // As reads present them: never the content.
+    documents: next.documents.map(({ id, type, filename, description }) => ({ id, type, filename, description })),
   };
 }
 
@@ -137,19 +151,22 @@ export async function insertApplication(
   application: ApplicationRow,
   lines: readonly Line[],
   event: EventRecord,
+  quota: number,
 ): Promise<"created" | "duplicate"> {
+  const rows = lines.map((l) => lineRow(application.id, l, application.createdAt));
+  const bytes = rows.reduce((sum, row) => sum + rowBytes(row), rowBytes(application));
   try {
     // Statements prepared once (insertRows), not built by Drizzle per request: create is the hottest write.
     await db.$client.batch([
       insertRows(db, applications, [application]),
-      ...chunks(lines.map((l) => lineRow(application.id, l, application.createdAt))).map((chunk) =>
-        insertRows(db, orderLines, chunk),
-      ),
+      ...chunks(rows).map((chunk) => insertRows(db, orderLines, chunk)),
       insertRows(db, events, [eventRow(application, event)]),
+      countUsage(db, application.partnerId, bytes, quota),
     ]);
     return "created";
   } catch (error) {
     if (isConstraintError(error, "applications.duplicate_fingerprint")) return "duplicate";
+    if (isConstraintError(error, QUOTA_CHECK)) throw new StorageQuotaExceeded();
     throw error;
   }
 }

@@ -7,6 +7,7 @@ import type { ApplicationState, StateReason } from "../domain/application-state"
 import type { Line } from "../domain/order-lines";
 import { type Database, prepared, preparedRelational } from "./client";
 import { type ApplicationRow, applications, partners } from "./schema";
+import { QUOTA_CHECK, StorageQuotaExceeded } from "./storage";
 
 export interface Aggregate {
   application: ApplicationRow & { state: ApplicationState; stateReason: StateReason };
@@ -148,12 +149,16 @@ export async function applicationOwner(
 /** Raised when another request changed the application between our read and our write. */
 export class WriteConflict extends Error {}
 
-/** Executes a write batch; a failed guard means a concurrent write won, reported as WriteConflict. */
+/**
+ * Executes a write batch; a failed guard means a concurrent write won, reported as WriteConflict, and a
+ * failed quota check that the partner's storage is used up (StorageQuotaExceeded).
+ */
 export async function commit(db: Database, statements: D1PreparedStatement[]) {
   try {
     return await db.$client.batch(statements);
   } catch (error) {
     if (isConstraintError(error, "write_guard_ok")) throw new WriteConflict();
+    if (isConstraintError(error, QUOTA_CHECK)) throw new StorageQuotaExceeded();
     throw error;
   }
 }

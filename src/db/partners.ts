@@ -1,5 +1,5 @@
 /** Partners and their access tokens (only the SHA-256 of a token is stored). */
-import { eq, sql } from "drizzle-orm";
+import { eq, inArray, lt, sql } from "drizzle-orm";
 import type { Database } from "./client";
 import { accessTokens, partners } from "./schema";
 
@@ -17,6 +17,36 @@ export async function recordAccessToken(
   token: { tokenHash: string; partnerId: string; expiresAt: number; createdAt: number },
 ): Promise<void> {
   await db.insert(accessTokens).values(token);
+}
+
+/** Tokens purged per statement: the sweep's work per round stays small whatever the backlog. */
+const PURGE_ROUND = 500;
+
+/**
+ * Deletes the records of tokens that expired before `before` (a token lives two hours; its record is
+ * kept only to check it while it could be used), a round at a time through the expiry index, at most
+ * `rounds` rounds. Answers how many went.
+ */
+export async function forgetExpiredTokens(db: Database, before: number, rounds = 20): Promise<number> {
+  let forgotten = 0;
+  for (let round = 0; round < rounds; round++) {
+    const gone = await db
+      .delete(accessTokens)
+      .where(
+        inArray(
+          accessTokens.tokenHash,
+          db
+            .select({ tokenHash: accessTokens.tokenHash })
+            .from(accessTokens)
+            .where(lt(accessTokens.expiresAt, before))
+            .limit(PURGE_ROUND),
+        ),
+      )
+      .returning({ tokenHash: accessTokens.tokenHash });
+    forgotten += gone.length;
+    if (gone.length < PURGE_ROUND) break;
+  }
+  return forgotten;
 }
 
 export async function revokeAccessToken(db: Database, tokenHash: string, at: number): Promise<void> {

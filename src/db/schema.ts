@@ -28,22 +28,35 @@ export interface MerchantUrls {
   notificationEndpoint: string;
 }
 
-export const partners = sqliteTable("partners", {
-  id: text("id").primaryKey(),
-  username: text("username").notNull().unique(),
-  /** Shown to the customer on the gateway page. */
-  displayName: text("display_name").notNull(),
-  /** `pbkdf2-sha256$<iterations>$<salt b64>$<hash b64>` over HMAC(pepper, password). */
-  passwordHash: text("password_hash").notNull(),
-  /** AES-GCM ciphertext of the API key (needed in clear to sign notifications), key derived from the pepper. */
-  apiKeyCiphertext: text("api_key_ciphertext").notNull(),
-  /** AES-GCM ciphertext of the `whsec_` Standard Webhooks signing secret; null until one is created. */
-  signingSecretCiphertext: text("signing_secret_ciphertext"),
-  /** The secret before the last rotation, which still signs until `previousSigningSecretExpiresAt`. */
-  previousSigningSecretCiphertext: text("previous_signing_secret_ciphertext"),
-  previousSigningSecretExpiresAt: integer("previous_signing_secret_expires_at"),
-  createdAt: createdAt(),
-});
+export const partners = sqliteTable(
+  "partners",
+  {
+    id: text("id").primaryKey(),
+    username: text("username").notNull().unique(),
+    /** Shown to the customer on the gateway page. */
+    displayName: text("display_name").notNull(),
+    /** `pbkdf2-sha256$<iterations>$<salt b64>$<hash b64>` over HMAC(pepper, password). */
+    passwordHash: text("password_hash").notNull(),
+    /** AES-GCM ciphertext of the API key (needed in clear to sign notifications), key derived from the pepper. */
+    apiKeyCiphertext: text("api_key_ciphertext").notNull(),
+    /** AES-GCM ciphertext of the `whsec_` Standard Webhooks signing secret; null until one is created. */
+    signingSecretCiphertext: text("signing_secret_ciphertext"),
+    /** The secret before the last rotation, which still signs until `previousSigningSecretExpiresAt`. */
+    previousSigningSecretCiphertext: text("previous_signing_secret_ciphertext"),
+    previousSigningSecretExpiresAt: integer("previous_signing_secret_expires_at"),
+    /** What the partner's rows hold, in bytes (src/db/storage.ts). */
+    storedBytes: integer("stored_bytes").notNull().default(0),
+    /** The partner's own storage quota in bytes; null: STORAGE_QUOTA_BYTES applies. An operator sets it. */
+    storageQuotaBytes: integer("storage_quota_bytes"),
+    /**
+     * Set by the UPDATE that counts a write's growth: 1 when the growth stays within the quota. Its CHECK
+     * fails the write's whole batch otherwise (src/db/storage.ts); a stored row always holds 1.
+     */
+    withinQuota: integer("within_quota").notNull().default(1),
+    createdAt: createdAt(),
+  },
+  (t) => [check("partner_storage_quota", sql`${t.withinQuota} = 1`)],
+);
 
 /** Only the SHA-256 of a token is stored; the raw token exists solely in the login response. */
 export const accessTokens = sqliteTable(
@@ -57,7 +70,11 @@ export const accessTokens = sqliteTable(
     revokedAt: integer("revoked_at"),
     createdAt: createdAt(),
   },
-  (t) => [index("access_tokens_partner_idx").on(t.partnerId, t.expiresAt)],
+  (t) => [
+    index("access_tokens_partner_idx").on(t.partnerId, t.expiresAt),
+    // The scheduled purge of expired tokens (src/db/partners.ts) finds them here, not by a scan.
+    index("access_tokens_expires_idx").on(t.expiresAt),
+  ],
 );
 
 export const applications = sqliteTable(
@@ -263,6 +280,8 @@ export const idempotencyKeys = sqliteTable(
     leaseUntil: integer("lease_until"),
     responseBody: text("response_body"),
     responseHeaders: text("response_headers", { mode: "json" }),
+    /** What this row adds to the partner's storage usage (src/db/storage.ts), given back when it goes. */
+    storedBytes: integer("stored_bytes").notNull().default(0),
     createdAt: createdAt(),
   },
   (t) => [primaryKey({ columns: [t.partnerId, t.key] }), index("idempotency_created_idx").on(t.createdAt)],

@@ -17,7 +17,7 @@ import {
 import { approve, ledgerOf, type Movement, move } from "./ledger";
 import type { Offer } from "./offer";
 import { financedAmount, type Line, type LinesChange } from "./order-lines";
-import { ok, type Problem, problem, type Result } from "./result";
+import { ok, type Problem, problem, type Result, refused } from "./result";
 
 /** The application as the rules see it. */
 export interface ApplicationFacts {
@@ -39,7 +39,16 @@ export interface ApplicationFacts {
 export interface Current {
   application: ApplicationFacts;
   lines: readonly Line[];
+  /** The documents kept with the order (only how many matters to the rules). */
+  documents: readonly unknown[];
 }
+
+/**
+ * What one application may hold in the database every partner shares: lines grow with every partial
+ * operation (a split) and documents with returns, so each has a ceiling far above any real order.
+ */
+export const MAX_LINES = 500;
+export const MAX_DOCUMENTS = 20;
 
 export interface PlanContext {
   /** The instant of the operation (Unix milliseconds). */
@@ -153,6 +162,20 @@ export function refusalOf(operation: Operation, current: Current): Problem | und
 export function finish(current: Current, outcome: Outcome, ctx: PlanContext): Result<Plan> {
   const app = current.application;
   const lines = outcome.lines?.lines ?? current.lines;
+  if (lines.length > MAX_LINES) {
+    return refused(
+      problem(
+        "LINE_LIMIT_REACHED",
+        `an application holds at most ${MAX_LINES} order lines, and acting on part of a line adds one; act on whole lines`,
+        "items",
+      ),
+    );
+  }
+  if (outcome.document && current.documents.length >= MAX_DOCUMENTS) {
+    return refused(
+      problem("DOCUMENT_LIMIT_REACHED", `an application keeps at most ${MAX_DOCUMENTS} documents`, "document"),
+    );
+  }
   const moved = move(ledgerOf(app, current.lines), { ...outcome.movement, financed: financedAmount(lines) });
   if (!moved.ok) return moved;
   const ledger = outcome.approve ? approve(moved.value) : moved.value;
@@ -194,13 +217,14 @@ export function finish(current: Current, outcome: Outcome, ctx: PlanContext): Re
   });
 }
 
-/** The application and its lines as the plan leaves them (written, so one version on). */
-export function applyPlan<A extends ApplicationFacts, L extends Line>(
-  current: { application: A; lines: readonly L[] },
+/** The application, its lines and documents as the plan leaves them (written, so one version on). */
+export function applyPlan<A extends ApplicationFacts, L extends Line, D>(
+  current: { application: A; lines: readonly L[]; documents: readonly D[] },
   plan: Plan,
-): { application: A & ApplicationUpdate; lines: readonly (L | Line)[] } {
+): { application: A & ApplicationUpdate; lines: readonly (L | Line)[]; documents: readonly (D | DocumentRecord)[] } {
   return {
     application: { ...current.application, ...plan.application, version: current.application.version + 1 },
     lines: plan.lines?.lines ?? current.lines,
+    documents: plan.document ? [...current.documents, plan.document] : current.documents,
   };
 }

@@ -38,6 +38,11 @@ export type RefusalCode =
   | "DISCOUNT_NOT_SEPARABLE"
   | "FILE_TOO_LARGE"
   | "FILE_TYPE_NOT_ALLOWED"
+  /** The application holds the most order lines (or documents) one may hold (src/domain/plan.ts). */
+  | "LINE_LIMIT_REACHED"
+  | "DOCUMENT_LIMIT_REACHED"
+  /** The partner's share of the storage every partner shares is used up (an operator can raise it). */
+  | "STORAGE_QUOTA_EXCEEDED"
   | "IDEMPOTENCY_KEY_REUSED";
 
 /** Codes of a request that collided with another one; retrying it is the remedy (409). */

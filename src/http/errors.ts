@@ -74,6 +74,9 @@ const PROBLEM_KINDS: Record<ProblemCode, "invalid_request" | "conflict" | "unpro
   DISCOUNT_NOT_SEPARABLE: "unprocessable",
   FILE_TOO_LARGE: "unprocessable",
   FILE_TYPE_NOT_ALLOWED: "unprocessable",
+  LINE_LIMIT_REACHED: "unprocessable",
+  DOCUMENT_LIMIT_REACHED: "unprocessable",
+  STORAGE_QUOTA_EXCEEDED: "unprocessable",
   IDEMPOTENCY_KEY_REUSED: "unprocessable",
 };
 

@@ -167,7 +167,10 @@ const ALWAYS_INVALID: InvalidCode[] = [
 export interface FailureSpec {
   /** Takes a JSON body: 413 and 415. */
   body?: boolean;
-  /** A POST or PUT under /financing/v1: `Idempotency-Key` and its 409 and 422. */
+  /**
+   * A POST or PUT under /financing/v1: `Idempotency-Key` and its 409 and 422, and the partner's storage
+   * quota (a stored answer counts towards it, so does whatever the write adds).
+   */
   idempotent?: boolean;
   /** Behind a bearer token (401). Default true. */
   session?: boolean;
@@ -193,7 +196,7 @@ export function failures(spec: FailureSpec = {}) {
   ];
   const refusals: RefusalCode[] = [
     ...(spec.refusals ?? []),
-    ...(idempotent ? ["IDEMPOTENCY_KEY_REUSED" as const] : []),
+    ...(idempotent ? ["IDEMPOTENCY_KEY_REUSED" as const, "STORAGE_QUOTA_EXCEEDED" as const] : []),
   ];
   const invalid: InvalidCode[] = [...ALWAYS_INVALID, ...(spec.invalid ?? [])];
   return {

@@ -49,7 +49,7 @@ export function application(
     eventSequence: 1,
     version: 0,
   };
-  return { application: facts, lines };
+  return { application: facts, lines, documents: [] };
 }
 
 /** The application after a plan that must have been accepted. */

@@ -8,6 +8,7 @@ import { fingerprintHolder, insertApplication, releaseFingerprint } from "../../
 import { type Aggregate, loadPresented } from "../../db/applications";
 import { database } from "../../db/client";
 import type { OrderDetails } from "../../db/schema";
+import { STORAGE_QUOTA_PROBLEM, StorageQuotaExceeded } from "../../db/storage";
 import { duplicateKey, withinDuplicateWindow } from "../../domain/duplicates";
 import { ORDER_CONSISTENCY_CODES, orderConsistencyProblems } from "../../domain/money";
 import { newLines } from "../../domain/order-lines";
@@ -59,9 +60,10 @@ const route = createRoute({
 export const createApplication = router().openapi(route, async (c) => {
   const input = c.req.valid("json");
   const { partnerId } = session(c);
+  const cfg = config(c.env);
   const problems = [
     ...orderConsistencyProblems(input.order),
-    ...merchantUrlProblems(input.merchantUrls, urlPolicy(config(c.env))),
+    ...merchantUrlProblems(input.merchantUrls, urlPolicy(cfg)),
   ];
   if (problems.length > 0) throw ApiError.of(problems);
 
@@ -116,7 +118,14 @@ export const createApplication = router().openapi(route, async (c) => {
   };
 
   for (let round = 1; ; round++) {
-    if ((await insertApplication(db, application, lines, event)) === "created") break;
+    let inserted: Awaited<ReturnType<typeof insertApplication>>;
+    try {
+      inserted = await insertApplication(db, application, lines, event, cfg.STORAGE_QUOTA_BYTES);
+    } catch (error) {
+      if (error instanceof StorageQuotaExceeded) throw ApiError.of([STORAGE_QUOTA_PROBLEM]);
+      throw error;
+    }
+    if (inserted === "created") break;
     const twin = await fingerprintHolder(db, partnerId, fingerprint);
     if (twin && withinDuplicateWindow(twin.createdAt, at)) {
       const existing = await loadPresented(db, partnerId, twin.id);

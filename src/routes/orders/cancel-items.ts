@@ -11,7 +11,7 @@ const route = orderOperationRoute({
   path: "/order/cancel",
   summary: "Cancel order items",
   description:
-    "Cancels items not yet sent: without `items` (or with an empty body) every such item, else the given units (identifiers must all match; a partial quantity splits the line). The financed total drops by the cancelled amount. Cancelling every remaining item cancels the application (CANCELLED_NOT_PAID). A DISCOUNT line is never cancelled on its own: it is cancelled with the last of the other items, and until then stays whole with the items that remain. Refusals (422): APPLICATION_REJECTED, APPLICATION_ALREADY_CANCELLED, ITEM_NOT_FOUND (also for items already sent), INVALID_QUANTITY, DISCOUNT_NOT_SEPARABLE (a DISCOUNT line named, or a discount larger than what would remain), REFUND_LIMIT_EXCEEDED (refunds already exceed what would remain financed).",
+    "Cancels items not yet sent: without `items` (or with an empty body) every such item, else the given units (identifiers must all match; a partial quantity splits the line). The financed total drops by the cancelled amount. Cancelling every remaining item cancels the application (CANCELLED_NOT_PAID). A DISCOUNT line is never cancelled on its own: it is cancelled with the last of the other items, and until then stays whole with the items that remain. Refusals (422): APPLICATION_REJECTED, APPLICATION_ALREADY_CANCELLED, ITEM_NOT_FOUND (also for items already sent), INVALID_QUANTITY, DISCOUNT_NOT_SEPARABLE (a DISCOUNT line named, or a discount larger than what would remain), REFUND_LIMIT_EXCEEDED (refunds already exceed what would remain financed), LINE_LIMIT_REACHED (a partial quantity would split a line past the 500 an application holds).",
   body: CancelItemsRequest,
   example: examples.cancelItemsRequest,
   refusals: [
@@ -22,6 +22,7 @@ const route = orderOperationRoute({
     "DISCOUNT_NOT_SEPARABLE",
     "REFUND_LIMIT_EXCEEDED",
     "TOTAL_PRICE_LIMIT_EXCEEDED",
+    "LINE_LIMIT_REACHED",
   ],
 });
 

@@ -5,13 +5,17 @@ import { bearerSecurity, failures, IdempotencyHeaders, jsonBodyOf, writeContent 
 import { ApplicationIdParam, OrderWithApplication } from "../applications/schema";
 import examples from "../examples.json";
 
-/** What refuses every operation on an order's items: the application's state, an unknown item, a bad quantity. */
+/**
+ * What refuses every operation on an order's items: the application's state, an unknown item, a bad
+ * quantity, a split past the lines an application may hold.
+ */
 export const ITEM_OPERATION_REFUSALS: RefusalCode[] = [
   "APPLICATION_NOT_READY",
   "APPLICATION_REJECTED",
   "APPLICATION_ALREADY_CANCELLED",
   "ITEM_NOT_FOUND",
   "INVALID_QUANTITY",
+  "LINE_LIMIT_REACHED",
 ];
 
 /** The route of an order operation: PUT with the application id, answering the order with applicationInfo. */
