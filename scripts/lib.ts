@@ -97,7 +97,7 @@ VALUES (${values.join(", ")}, ${Date.now()})${
     replace
       ? ` ON CONFLICT (username) DO UPDATE SET password_hash = excluded.password_hash, api_key_ciphertext = excluded.api_key_ciphertext,
   signing_secret_ciphertext = excluded.signing_secret_ciphertext, previous_signing_secret_ciphertext = NULL,
-  previous_signing_secret_expires_at = NULL`
+  previous_signing_secret_expires_at = NULL, older_signing_secret_ciphertext = NULL, older_signing_secret_expires_at = NULL`
       : ""
   };`;
 }

@@ -9,7 +9,7 @@ const app = createApp();
 
 export default {
   fetch: app.fetch,
-  queue: async (batch, env) => (await import("./notifications/consumer")).consume(batch, env),
+  queue: async (batch, env, ctx) => (await import("./notifications/consumer")).consume(batch, env, ctx),
   scheduled: async (_controller, env, ctx) => {
     const { runScheduled } = await import("./scheduled");
     ctx.waitUntil(runScheduled(env));

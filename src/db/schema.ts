@@ -44,6 +44,9 @@ export const partners = sqliteTable(
     /** The secret before the last rotation, which still signs until `previousSigningSecretExpiresAt`. */
     previousSigningSecretCiphertext: text("previous_signing_secret_ciphertext"),
     previousSigningSecretExpiresAt: integer("previous_signing_secret_expires_at"),
+    /** The one before that, when its overlap still ran at the last rotation (src/domain/signing-secrets.ts). */
+    olderSigningSecretCiphertext: text("older_signing_secret_ciphertext"),
+    olderSigningSecretExpiresAt: integer("older_signing_secret_expires_at"),
     /** What the partner's rows hold, in bytes (src/db/storage.ts). */
     storedBytes: integer("stored_bytes").notNull().default(0),
     /** The partner's own storage quota in bytes; null: STORAGE_QUOTA_BYTES applies. An operator sets it. */
@@ -235,6 +238,13 @@ export const events = sqliteTable(
     failedAttempts: integer("failed_attempts").notNull().default(0),
     /** A delivery in progress holds the event until then: no second POST of it meanwhile. */
     deliveringUntil: integer("delivering_until"),
+    /**
+     * The endpoint's origin while a delivery holds the event: what the in-flight caps per partner and per
+     * endpoint count (src/db/events.ts).
+     */
+    deliveringTo: text("delivering_to"),
+    /** When the event was last sent again by a replay or resend (a DELIVERED one at most once an hour). */
+    replayedAt: integer("replayed_at"),
     deliveredAt: integer("delivered_at"),
     /** Why the event is FAILED, for the partner. */
     failureReason: text("failure_reason"),
@@ -247,8 +257,29 @@ export const events = sqliteTable(
     index("events_partner_id_idx").on(t.partnerId, t.id),
     index("events_partner_status_idx").on(t.partnerId, t.status, t.id),
     index("events_partner_occurred_idx").on(t.partnerId, t.occurredAt, t.id),
+    // Deliveries in flight, counted per partner and per endpoint before each POST: only held events.
+    index("events_partner_delivering_idx")
+      .on(t.partnerId, t.deliveringUntil)
+      .where(sql`${t.deliveringUntil} IS NOT NULL`),
+    index("events_endpoint_delivering_idx")
+      .on(t.deliveringTo, t.deliveringUntil)
+      .where(sql`${t.deliveringUntil} IS NOT NULL`),
   ],
 );
+
+/**
+ * A circuit breaker per notification endpoint (its origin): after consecutive timeouts or failed
+ * connections it opens, and deliveries to it fail fast, without a POST, until `openUntil`; the first
+ * delivery after that tries again, and a success closes it (the row goes).
+ */
+export const endpointCircuits = sqliteTable("endpoint_circuits", {
+  endpoint: text("endpoint").primaryKey(),
+  consecutiveFailures: integer("consecutive_failures").notNull(),
+  openUntil: integer("open_until"),
+  /** The last failure, for the delivery log. */
+  lastFailure: text("last_failure").notNull(),
+  updatedAt: integer("updated_at").notNull(),
+});
 
 export const notificationAttempts = sqliteTable(
   "notification_attempts",

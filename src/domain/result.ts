@@ -43,6 +43,8 @@ export type RefusalCode =
   | "DOCUMENT_LIMIT_REACHED"
   /** The partner's share of the storage every partner shares is used up (an operator can raise it). */
   | "STORAGE_QUOTA_EXCEEDED"
+  /** A rotation would cut a signing secret whose overlap still runs (src/domain/signing-secrets.ts). */
+  | "ROTATION_LIMIT_REACHED"
   | "IDEMPOTENCY_KEY_REUSED";
 
 /** Codes of a request that collided with another one; retrying it is the remedy (409). */

@@ -77,6 +77,7 @@ const PROBLEM_KINDS: Record<ProblemCode, "invalid_request" | "conflict" | "unpro
   LINE_LIMIT_REACHED: "unprocessable",
   DOCUMENT_LIMIT_REACHED: "unprocessable",
   STORAGE_QUOTA_EXCEEDED: "unprocessable",
+  ROTATION_LIMIT_REACHED: "unprocessable",
   IDEMPOTENCY_KEY_REUSED: "unprocessable",
 };
 

@@ -1,4 +1,4 @@
-import { createMessageBatch } from "cloudflare:test";
+import { createExecutionContext, createMessageBatch, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import worker from "../../../src/index";
@@ -15,7 +15,9 @@ async function deliver(eventId: string, status: number) {
   const batch = createMessageBatch("financing-notifications", [
     { id: "m", timestamp: new Date(), attempts: 1, body: { eventId } },
   ]);
-  await worker.queue(batch, env);
+  const ctx = createExecutionContext();
+  await worker.queue(batch, env, ctx);
+  await waitOnExecutionContext(ctx);
   vi.restoreAllMocks();
 }
 
