@@ -10,7 +10,7 @@ import { ApiError, errorBody } from "./http/errors";
 import { idempotency } from "./http/idempotency";
 import { jsonBody } from "./http/json-body";
 import { ExtensibleRouter, mountOnFirstUse, type RouteGroup } from "./http/lazy-routes";
-import { logRequest, warnTransient } from "./http/log";
+import { logForRequest, logRequest } from "./http/log";
 import { securityHeaders } from "./http/security-headers";
 import { rateLimitAndSession } from "./rate-limit/client";
 import { readYourWrites } from "./rate-limit/read-your-writes";
@@ -109,7 +109,7 @@ export function createApp() {
       apiError = ApiError.of([{ code: "INVALID_REQUEST", message: err.message }]);
     } else if (isTransient(err)) {
       // The database or an object restarting or overloaded: the client can retry; reads were retried already.
-      warnTransient(c, err);
+      logForRequest(c, "warn", "transient failure, answered 503", err);
       apiError = new ApiError(
         "service_unavailable",
         "the service is briefly unavailable; retry after Retry-After seconds",
@@ -120,9 +120,7 @@ export function createApp() {
       );
     } else {
       // Anything else is our fault: log it with the request id, answer without internals.
-      console.error(
-        JSON.stringify({ level: "error", requestId: c.get("requestId"), message: err.message, stack: err.stack }),
-      );
+      logForRequest(c, "error", "request failed, answered 500", err);
       apiError = new ApiError("server_error", "internal error; quote the requestId when reporting it");
     }
     for (const [name, value] of Object.entries(apiError.headers)) c.header(name, value);

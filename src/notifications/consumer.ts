@@ -25,6 +25,7 @@ import {
 import { signingNow, signingSecrets } from "../domain/signing-secrets";
 import { unsafeUrlReason } from "../domain/url-safety";
 import { newId } from "../ids";
+import { errorFields, log } from "../log";
 import { DELIVERY_TIMEOUT_MS, statusFailure, thrownFailure } from "./failures";
 import type { NotificationMessage } from "./message";
 import { signatureHeaders } from "./signing";
@@ -51,10 +52,6 @@ function isNotificationMessage(body: unknown): body is NotificationMessage {
     /^[0-9A-Z]{26}$/.test(message.eventId) &&
     (message.due === undefined || Number.isSafeInteger(message.due))
   );
-}
-
-function log(level: "info" | "warn", message: string, fields: Record<string, unknown>) {
-  console[level === "warn" ? "warn" : "log"](JSON.stringify({ level, message, ...fields }));
 }
 
 /** One POST to the partner; never throws: the outcome is an HTTP status (and the start of its body) or an error. */
@@ -244,7 +241,7 @@ async function publishLater(env: Env, message: NotificationMessage, delayMs: num
     // The event stays PENDING and due: the sweep sends it again once it is overdue.
     log("warn", "scheduling the next attempt failed; the sweep will", {
       eventId: message.eventId,
-      error: String(error),
+      ...errorFields(error),
     });
   }
 }
@@ -270,7 +267,7 @@ export async function consume(batch: MessageBatch<unknown>, env: Env, ctx: Execu
   const handled = Promise.all(
     batch.messages.map((message) =>
       handle(message, env).catch((error) => {
-        log("warn", "notification handling failed; retrying", { error: String(error), messageId: message.id });
+        log("warn", "notification handling failed; retrying", { messageId: message.id, ...errorFields(error) });
         message.retry({ delaySeconds: retryDelaySeconds(message.attempts, 0.5) ?? MAX_HOP_SECONDS });
       }),
     ),
