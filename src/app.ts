@@ -77,12 +77,16 @@ export function createApp() {
   const app = new Hono<HonoEnv>({ router: new ExtensibleRouter() });
 
   app.use("*", requestId());
+  app.use("*", async (c, next) => {
+    c.set("config", config(c.env));
+    await next();
+  });
   app.use("*", countBindings);
   app.use("*", logRequest);
   app.use("*", securityHeaders);
   app.use("*", rateLimitAndSession);
   app.use("*", async (c, next) => {
-    if (config(c.env).REQUIRE_HTTPS && new URL(c.req.url).protocol !== "https:") {
+    if (c.var.config.REQUIRE_HTTPS && new URL(c.req.url).protocol !== "https:") {
       throw new ApiError("https_required", "requests must use HTTPS");
     }
     await next();

@@ -5,6 +5,8 @@
  * whole batch when that update matched nothing: a concurrent write won, and nothing of this one lands.
  */
 import { and, eq, getTableColumns, sql } from "drizzle-orm";
+import type { CreatePlan } from "../domain/application-operations";
+import { withinDuplicateWindow } from "../domain/duplicates";
 import type { Line } from "../domain/order-lines";
 import { applyPlan, type EventRecord, type Plan } from "../domain/plan";
 import { type Aggregate, commit, isConstraintError } from "./applications";
@@ -141,12 +143,60 @@ function chunks<T>(rows: readonly T[]): T[][] {
   return out;
 }
 
+/** The stored row of a new application: the plan's application with its partner and the columns lists filter on. */
+function newApplicationRow(plan: CreatePlan, partnerId: string, fingerprint: string): Aggregate["application"] {
+  const app = plan.application;
+  return {
+    ...app,
+    partnerId,
+    orderNumber: app.orderDetails.number,
+    customerEmail: app.customer.email.toLowerCase(),
+    variableSymbols: app.orderDetails.variableSymbols.join(","),
+    approvedAmount: null,
+    refundedAmount: 0,
+    decisionReasons: null,
+    decidedAt: null,
+    acceptedOffer: null,
+    cancelReason: null,
+    customCancelReason: null,
+    duplicateFingerprint: fingerprint,
+    version: 0,
+    updatedAt: app.createdAt,
+  };
+}
+
+/** Creates finish in this many rounds: a collision with an expired holder is released and tried again. */
+const CREATE_ROUNDS = 3;
+
 /**
- * A new application with its lines and first event, as one batch. The unique index on (partner,
- * duplicate fingerprint) refuses a second application inside the duplicate window, also between
- * concurrent creates: then the holder of the fingerprint is answered instead (see `fingerprintHolder`).
+ * Stores a new application, its lines and first event, as one batch, unless it is a duplicate (spec
+ * rule 1): the unique index on (partner, fingerprint) makes concurrent identical creates collide in the
+ * database instead of racing. On a collision the holder of the fingerprint is looked at: inside the
+ * duplicate window it is the answer; older, it leaves the window (releases the fingerprint) and the
+ * insert is tried again. So the usual create is one batch, and only the rare collision pays more round
+ * trips. StorageQuotaExceeded when the partner's storage is used up.
  */
-export async function insertApplication(
+export async function createApplication(
+  db: Database,
+  plan: CreatePlan,
+  owner: { partnerId: string; fingerprint: string; quota: number },
+): Promise<
+  { outcome: "created"; row: Aggregate["application"] } | { outcome: "duplicate"; id: string } | { outcome: "conflict" }
+> {
+  const row = newApplicationRow(plan, owner.partnerId, owner.fingerprint);
+  for (let round = 1; round <= CREATE_ROUNDS; round++) {
+    if ((await insertApplication(db, row, plan.lines, plan.event, owner.quota)) === "created") {
+      return { outcome: "created", row };
+    }
+    const twin = await fingerprintHolder(db, owner.partnerId, owner.fingerprint);
+    if (twin && withinDuplicateWindow(twin.createdAt, row.createdAt)) return { outcome: "duplicate", id: twin.id };
+    if (twin) await releaseFingerprint(db, twin.id, owner.fingerprint);
+  }
+  return { outcome: "conflict" };
+}
+
+/** A new application with its lines and first event, as one batch (see `createApplication`). */
+async function insertApplication(
   db: Database,
   application: ApplicationRow,
   lines: readonly Line[],
@@ -172,7 +222,7 @@ export async function insertApplication(
 }
 
 /** The application holding a duplicate fingerprint of the partner, if any. */
-export async function fingerprintHolder(db: Database, partnerId: string, fingerprint: string) {
+async function fingerprintHolder(db: Database, partnerId: string, fingerprint: string) {
   return db
     .select({ id: applications.id, createdAt: applications.createdAt })
     .from(applications)
@@ -181,7 +231,7 @@ export async function fingerprintHolder(db: Database, partnerId: string, fingerp
 }
 
 /** The application leaves the duplicate window: its fingerprint is free for a new application. */
-export async function releaseFingerprint(db: Database, applicationId: string, fingerprint: string): Promise<void> {
+async function releaseFingerprint(db: Database, applicationId: string, fingerprint: string): Promise<void> {
   await db
     .update(applications)
     .set({ duplicateFingerprint: null })

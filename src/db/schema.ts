@@ -7,26 +7,10 @@
  */
 import { relations, sql } from "drizzle-orm";
 import { check, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import type { MerchantUrls, OrderDetails } from "../domain/application-operations";
 import type { Offer } from "../domain/offer";
 
 const createdAt = () => integer("created_at").notNull();
-
-/** Order fields kept as sent, besides lines and totals. */
-export interface OrderDetails {
-  number: string;
-  /** Unix milliseconds. */
-  reservationDate?: number | undefined;
-  addresses?: Record<string, string>[] | undefined;
-  variableSymbols: string[];
-  deliveryCarrier?: { carrierId: string } | undefined;
-  channel?: string | undefined;
-}
-
-export interface MerchantUrls {
-  approvedRedirect: string;
-  rejectedRedirect: string;
-  notificationEndpoint: string;
-}
 
 export const partners = sqliteTable(
   "partners",

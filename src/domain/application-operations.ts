@@ -1,13 +1,108 @@
 /**
- * The operations on the application as a whole as plans: the credit decision, the cancellation, and
- * the customer's one answer at the gateway. Pure: no HTTP, no SQL.
+ * The operations on the application as a whole as plans: its creation, the credit decision, the
+ * cancellation, and the customer's one answer at the gateway. Pure: no HTTP, no SQL.
  */
-import type { CancelReason } from "./application-state";
+import type { ApplicationState, CancelReason, StateReason } from "./application-state";
 import { type DecisionLimits, decide } from "./decision";
+import { type OrderMoneyInput, orderConsistencyProblems } from "./money";
 import { offerOf, offerToken } from "./offer";
-import { applyToLines, financedAmount } from "./order-lines";
-import { type Current, finish, type Plan, type PlanContext, refusalOf } from "./plan";
-import { problem, type Result, refused } from "./result";
+import { applyToLines, financedAmount, type Line, newLines, type OrderItem } from "./order-lines";
+import { type Current, type EventRecord, finish, type Plan, type PlanContext, refusalOf } from "./plan";
+import { ok, problem, type Result, refused } from "./result";
+import { merchantUrlProblems, type UrlPolicy } from "./url-safety";
+
+/** Order fields kept as sent, besides lines and totals. */
+export interface OrderDetails {
+  number: string;
+  /** Unix milliseconds. */
+  reservationDate?: number | undefined;
+  addresses?: Record<string, string>[] | undefined;
+  variableSymbols: string[];
+  deliveryCarrier?: { carrierId: string } | undefined;
+  channel?: string | undefined;
+}
+
+export interface MerchantUrls {
+  approvedRedirect: string;
+  rejectedRedirect: string;
+  notificationEndpoint: string;
+}
+
+/** A create request as validated (unknown fields dropped, defaults filled). */
+export interface CreateRequest {
+  type: string;
+  agreementTermsAndConditions: boolean;
+  customer: { email: string } & Record<string, unknown>;
+  order: OrderMoneyInput &
+    Omit<OrderDetails, "reservationDate"> & { reservationDate?: string | undefined; items: readonly OrderItem[] };
+  merchantUrls: MerchantUrls;
+}
+
+/** A new application as the rules make it. */
+export interface NewApplication {
+  id: string;
+  type: string;
+  state: ApplicationState;
+  stateReason: StateReason;
+  agreementTermsAndConditions: boolean;
+  customer: CreateRequest["customer"];
+  orderDetails: OrderDetails;
+  merchantUrls: MerchantUrls;
+  currency: string;
+  /** The financed total: the lines'. */
+  totalAmount: number;
+  eventSequence: number;
+  createdAt: number;
+}
+
+export interface CreatePlan {
+  application: NewApplication;
+  lines: Line[];
+  event: EventRecord;
+}
+
+/**
+ * A new application (CONTRACT 4): its amounts must add up and its URLs be ones we may send a customer
+ * and notifications to (400 otherwise, every problem named); it starts PROCESSING /
+ * PROCESSING_REDIRECT_NEEDED, waiting for the customer, with its first event.
+ */
+export function planCreate(request: CreateRequest, ctx: PlanContext & { urlPolicy: UrlPolicy }): Result<CreatePlan> {
+  const problems = [
+    ...orderConsistencyProblems(request.order),
+    ...merchantUrlProblems({ ...request.merchantUrls }, ctx.urlPolicy),
+  ];
+  if (problems.length > 0) return refused(...problems);
+  const { order } = request;
+  const id = ctx.newId();
+  const lines = newLines(order.items, ctx.newId);
+  const state = "PROCESSING";
+  const stateReason = "PROCESSING_REDIRECT_NEEDED";
+  return ok({
+    application: {
+      id,
+      type: request.type,
+      state,
+      stateReason,
+      agreementTermsAndConditions: request.agreementTermsAndConditions,
+      customer: request.customer,
+      orderDetails: {
+        number: order.number,
+        reservationDate: order.reservationDate === undefined ? undefined : Date.parse(order.reservationDate),
+        addresses: order.addresses,
+        variableSymbols: order.variableSymbols,
+        deliveryCarrier: order.deliveryCarrier,
+        channel: order.channel,
+      },
+      merchantUrls: request.merchantUrls,
+      currency: order.totalPrice.currency,
+      totalAmount: financedAmount(lines),
+      eventSequence: 1,
+      createdAt: ctx.at,
+    },
+    lines,
+    event: { id: ctx.newId(), sequence: 1, state, stateReason, occurredAt: ctx.at },
+  });
+}
 
 /**
  * The whole application cancelled, whoever asks (the partner, the customer at the gateway): every line

@@ -1,6 +1,6 @@
 import { type Context, Hono } from "hono";
 import { today } from "../clock";
-import { config, urlPolicy } from "../config";
+import { urlPolicy } from "../config";
 import { type Aggregate, loadAggregate } from "../db/applications";
 import { database } from "../db/client";
 import { offerOf, offerToken } from "../domain/offer";
@@ -18,7 +18,7 @@ export function outcomePage(c: Context<HonoEnv>, owner: GatewayOwner, app: Aggre
       outcome={outcomeOf(app.state)!}
       merchantName={owner.merchantName}
       orderNumber={app.orderDetails.number}
-      backUrl={outcomeRedirect(app, urlPolicy(config(c.env)))}
+      backUrl={outcomeRedirect(app, urlPolicy(c.var.config))}
     />,
   );
 }
@@ -29,7 +29,7 @@ export function outcomePage(c: Context<HonoEnv>, owner: GatewayOwner, app: Aggre
  */
 export function offerPage(c: Context<HonoEnv>, owner: GatewayOwner, aggregate: Aggregate, changed = false) {
   const { application: app } = aggregate;
-  const termsDate = today(config(c.env).SERVICE_TIMEZONE);
+  const termsDate = today(c.var.config.SERVICE_TIMEZONE);
   const offer = offerOf(aggregate, termsDate);
   const money = (amount: number) => formatMoney(amount, offer.currency);
   return c.html(

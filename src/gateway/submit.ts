@@ -1,9 +1,10 @@
 import { Hono } from "hono";
-import { attempt } from "../applications/operate";
+import { changeApplication } from "../applications/change-application";
 import { today } from "../clock";
-import { config, urlPolicy } from "../config";
+import { urlPolicy } from "../config";
 import { planCustomerAnswer } from "../domain/application-operations";
 import type { HonoEnv } from "../env";
+import { changeServices } from "../http/application-change";
 import { errorPage } from "./errors";
 import { GATEWAY_PATH, gatewayOwner } from "./load";
 import { outcomeRedirect } from "./outcome";
@@ -28,7 +29,7 @@ export const submitGateway = new Hono<HonoEnv>().post(GATEWAY_PATH, async (c) =>
   }
   const action = form.action;
   if (action !== "confirm" && action !== "cancel") return errorPage(c, 400);
-  const cfg = config(c.env);
+  const cfg = c.var.config;
   const request = {
     action,
     agreedNow: form.agreement === "yes",
@@ -38,15 +39,15 @@ export const submitGateway = new Hono<HonoEnv>().post(GATEWAY_PATH, async (c) =>
   } as const;
 
   // No partner session here: the token proved which partner's application this is.
-  const result = await attempt(c, owner.partnerId, applicationId, (current, ctx) =>
+  const result = await changeApplication(changeServices(c), owner.partnerId, applicationId, (current, ctx) =>
     planCustomerAnswer(current, request, ctx),
   );
   if (result.outcome === "not_found") return errorPage(c, 404);
-  if (result.outcome === "refused" && result.problems.some((p) => p.code === "OFFER_CHANGED")) {
-    return offerPage(c, owner, result.current, true);
-  }
-  // Refused: the customer already answered; either way they see where their answer led.
   const app = result.outcome === "written" ? result.aggregate.application : result.current.application;
+  // Refused while still awaiting the customer: the offer changed (or kept changing), so nothing was
+  // decided and the offer as it is now is shown. Refused otherwise: the customer already answered;
+  // either way they see where their answer led.
+  if (result.outcome === "refused" && app.state === "PROCESSING") return offerPage(c, owner, result.current, true);
   const back = outcomeRedirect(app, urlPolicy(cfg));
   return back ? c.redirect(back, 303) : outcomePage(c, owner, app);
 });

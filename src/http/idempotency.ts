@@ -2,7 +2,6 @@ import { createMiddleware } from "hono/factory";
 import { openSecret, sealSecret, sha256Hex } from "../auth/crypto";
 import { session } from "../auth/require-session";
 import { now } from "../clock";
-import { config } from "../config";
 import type { HonoEnv } from "../env";
 import { ApiError, detail } from "./errors";
 
@@ -52,14 +51,14 @@ export const idempotency = createMiddleware<HonoEnv>(async (c, next) => {
     ]);
   }
   const { partnerId } = session(c);
-  const pepper = config(c.env).AUTH_PEPPER;
+  const pepper = c.var.config.AUTH_PEPPER;
   const target = `${c.req.method} ${new URL(c.req.url).pathname}`;
   const body = await (c.req.bodyCache as Record<string, Promise<string>>).text;
   const requestHash = await sha256Hex(`${target}\n${body}`);
   const { database, claimKey, keyRow, releaseKey, storeAnswer, StorageQuotaExceeded, STORAGE_QUOTA_PROBLEM } =
     await keyStore();
   const db = database(c.env);
-  const quota = config(c.env).STORAGE_QUOTA_BYTES;
+  const quota = c.var.config.STORAGE_QUOTA_BYTES;
 
   for (let waited = 0; ; waited += POLL_MS) {
     const at = now();

@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { sha256Hex } from "../auth/crypto";
 import { now } from "../clock";
-import { config, type Env } from "../config";
+import type { Env } from "../config";
 import type { HonoEnv } from "../env";
 import { ApiError } from "../http/errors";
 import { logForRequest } from "../http/log";
@@ -46,7 +46,7 @@ async function sessionFromDatabase(env: Env, tokenHash: string, at: number): Pro
  * answered 503 with Retry-After (app.onError) instead.
  */
 export const rateLimitAndSession = createMiddleware<HonoEnv>(async (c, next) => {
-  const { RATE_LIMIT_REQUESTS: limit, RATE_LIMIT_WINDOW_SECONDS: windowSeconds } = config(c.env);
+  const { RATE_LIMIT_REQUESTS: limit, RATE_LIMIT_WINDOW_SECONDS: windowSeconds } = c.var.config;
   const at = now();
   const authorization = c.req.header("Authorization");
   const token = bearerToken(authorization);

@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { planCancellation, planCustomerAnswer, planDecision } from "../../src/domain/application-operations";
+import {
+  planCancellation,
+  planCreate,
+  planCustomerAnswer,
+  planDecision,
+} from "../../src/domain/application-operations";
 import { offerToken } from "../../src/domain/offer";
 import { planChange, planRefund } from "../../src/domain/order-operations";
 import { application, applied, context, item, refusal } from "../support/domain";
@@ -117,5 +122,67 @@ describe("the customer's answer", () => {
     expect(refusal(planCustomerAnswer(current, tomorrow, ctx))).toEqual(["OFFER_CHANGED"]);
     const blind = { ...answer(current, "confirm"), offer: undefined };
     expect(refusal(planCustomerAnswer(current, blind, ctx))).toEqual(["OFFER_CHANGED"]);
+  });
+});
+
+describe("the creation", () => {
+  const request = () => ({
+    type: "PAY_IN_THREE",
+    agreementTermsAndConditions: false,
+    customer: { email: "Jana@Example.com", fullName: "Jana" },
+    order: {
+      number: "ORD-1",
+      reservationDate: "2026-11-22T10:15:00+01:00",
+      variableSymbols: ["123"],
+      totalPrice: { amount: 1000, currency: "CZK" },
+      totalVat: [{ vatRate: 21, amount: 174, currency: "CZK" }],
+      items: [
+        {
+          code: "KB-01",
+          name: "Keyboard",
+          type: "PHYSICAL",
+          quantity: 1,
+          totalPrice: { amount: 1000, currency: "CZK" },
+          totalVat: { vatRate: 21, amount: 174, currency: "CZK" },
+        },
+      ],
+    },
+    merchantUrls: {
+      approvedRedirect: "https://shop.example.com/ok",
+      rejectedRedirect: "https://shop.example.com/no",
+      notificationEndpoint: "https://shop.example.com/hooks",
+    },
+  });
+  const policy = { requireHttps: true, allowedPorts: [] };
+
+  it("waits for the customer, with its lines and its first event", () => {
+    const plan = planCreate(request(), { ...ctx, urlPolicy: policy });
+    expect(plan.ok && plan.value.application).toMatchObject({
+      state: "PROCESSING",
+      stateReason: "PROCESSING_REDIRECT_NEEDED",
+      totalAmount: 1000,
+      currency: "CZK",
+      eventSequence: 1,
+      createdAt: ctx.at,
+      orderDetails: { number: "ORD-1", reservationDate: Date.parse("2026-11-22T09:15:00Z"), variableSymbols: ["123"] },
+    });
+    expect(plan.ok && plan.value.lines.map((l) => [l.code, l.state])).toEqual([["KB-01", "PROCESSING"]]);
+    expect(plan.ok && plan.value.event).toMatchObject({
+      sequence: 1,
+      state: "PROCESSING",
+      stateReason: "PROCESSING_REDIRECT_NEEDED",
+      occurredAt: ctx.at,
+    });
+  });
+
+  it("refuses amounts that do not add up and URLs we may not use, every problem named", () => {
+    const bad = request();
+    bad.order.totalPrice.amount = 999;
+    bad.merchantUrls.notificationEndpoint = "https://127.0.0.1/hooks";
+    const plan = planCreate(bad, { ...ctx, urlPolicy: policy });
+    expect(plan.ok || plan.problems.map((p) => [p.code, p.attribute])).toEqual([
+      ["TOTAL_PRICE_MISMATCH", "order.totalPrice.amount"],
+      ["INVALID_VALUE", "merchantUrls.notificationEndpoint"],
+    ]);
   });
 });

@@ -1,6 +1,6 @@
 import { createRoute } from "@hono/zod-openapi";
-import { operate } from "../../applications/operate";
 import { planCancellation } from "../../domain/application-operations";
+import { changeOrRefuse } from "../../http/application-change";
 import { bearerSecurity, failures, IdempotencyHeaders, jsonBodyOf, router, writeContent } from "../../http/openapi";
 import examples from "../examples.json";
 import { presentApplication, presentContext } from "./present";
@@ -38,7 +38,7 @@ const route = createRoute({
 
 export const cancelApplication = router().openapi(route, async (c) => {
   const request = c.req.valid("json");
-  const { aggregate } = await operate(c, c.req.valid("param").applicationId, (current, ctx) =>
+  const { aggregate } = await changeOrRefuse(c, c.req.valid("param").applicationId, (current, ctx) =>
     planCancellation(current, request, ctx),
   );
   return c.json(await presentApplication(aggregate, presentContext(c)), 200);

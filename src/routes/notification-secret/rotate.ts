@@ -1,13 +1,12 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { conflict } from "../../applications/operate";
+import { CONCURRENT_MODIFICATION } from "../../applications/change-application";
 import { newSigningSecret, sealSecret } from "../../auth/crypto";
 import { session } from "../../auth/require-session";
 import { formatDateTime, now } from "../../clock";
-import { config } from "../../config";
 import { database } from "../../db/client";
 import { signingSecretsOf, storeSigningSecrets } from "../../db/partners";
 import { planRotation } from "../../domain/signing-secrets";
-import { orRefuse } from "../../http/errors";
+import { ApiError, orRefuse } from "../../http/errors";
 import {
   bearerSecurity,
   failures,
@@ -63,7 +62,7 @@ const ROUNDS = 5;
 
 export const rotateSigningSecret = router().openapi(route, async (c) => {
   const { force } = c.req.valid("json");
-  const cfg = config(c.env);
+  const cfg = c.var.config;
   const { partnerId } = session(c);
   const db = database(c.env);
   const secret = newSigningSecret();
@@ -83,5 +82,5 @@ export const rotateSigningSecret = router().openapi(route, async (c) => {
       );
     }
   }
-  throw conflict();
+  throw ApiError.of([CONCURRENT_MODIFICATION]);
 });

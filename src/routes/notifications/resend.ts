@@ -1,7 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { session } from "../../auth/require-session";
 import { now } from "../../clock";
-import { config } from "../../config";
 import { ownsApplication } from "../../db/applications";
 import { database } from "../../db/client";
 import { attemptsOf, requeueEvent } from "../../db/events";
@@ -53,6 +52,6 @@ export const resendNotification = router().openapi(route, async (c) => {
   }
   // Awaited, not deferred: a resend that did not reach the queue must not answer 202.
   await c.env.NOTIFICATIONS.send({ eventId, due: at });
-  const [view] = presentNotifications([event], await attemptsOf(db, [eventId]), config(c.env).SERVICE_TIMEZONE);
+  const [view] = presentNotifications([event], await attemptsOf(db, [eventId]), c.var.config.SERVICE_TIMEZONE);
   return c.json(view!, 202);
 });

@@ -1,5 +1,5 @@
-import { operate } from "../../applications/operate";
 import { planCancelItems } from "../../domain/order-operations";
+import { changeOrRefuse } from "../../http/application-change";
 import { router } from "../../http/openapi";
 import { presentContext, presentOrder } from "../applications/present";
 import examples from "../examples.json";
@@ -28,7 +28,7 @@ const route = orderOperationRoute({
 
 export const cancelOrderItems = router().openapi(route, async (c) => {
   const request = c.req.valid("json");
-  const { aggregate } = await operate(c, c.req.valid("param").applicationId, (current, ctx) =>
+  const { aggregate } = await changeOrRefuse(c, c.req.valid("param").applicationId, (current, ctx) =>
     planCancelItems(current, request, ctx),
   );
   return c.json(presentOrder(aggregate, presentContext(c)), 200);

@@ -1,7 +1,7 @@
 import { createRoute } from "@hono/zod-openapi";
-import { operate } from "../../applications/operate";
 import { ORDER_CONSISTENCY_CODES, orderConsistencyProblems } from "../../domain/money";
 import { planChange } from "../../domain/order-operations";
+import { changeOrRefuse } from "../../http/application-change";
 import { ApiError } from "../../http/errors";
 import { bearerSecurity, failures, IdempotencyHeaders, jsonBodyOf, router, writeContent } from "../../http/openapi";
 import { presentApplication, presentContext } from "../applications/present";
@@ -45,7 +45,7 @@ export const changeOrder = router().openapi(route, async (c) => {
   const request = c.req.valid("json");
   const problems = orderConsistencyProblems(request.order);
   if (problems.length > 0) throw ApiError.of(problems);
-  const { aggregate } = await operate(c, c.req.valid("param").applicationId, (current, ctx) =>
+  const { aggregate } = await changeOrRefuse(c, c.req.valid("param").applicationId, (current, ctx) =>
     planChange(current, request, ctx),
   );
   return c.json(await presentApplication(aggregate, presentContext(c)), 200);

@@ -1,6 +1,6 @@
-import { operate } from "../../applications/operate";
 import { acceptDocument } from "../../domain/documents";
 import { planReturn } from "../../domain/order-operations";
+import { changeOrRefuse } from "../../http/application-change";
 import { ApiError } from "../../http/errors";
 import { router } from "../../http/openapi";
 import { presentContext, presentOrder } from "../applications/present";
@@ -36,7 +36,7 @@ export const returnOrder = router().openapi(route, async (c) => {
     ...body,
     document: body.document && accepted?.ok ? { ...body.document, accepted: accepted.value } : undefined,
   };
-  const { aggregate } = await operate(c, c.req.valid("param").applicationId, (current, ctx) =>
+  const { aggregate } = await changeOrRefuse(c, c.req.valid("param").applicationId, (current, ctx) =>
     planReturn(current, request, ctx),
   );
   return c.json(presentOrder(aggregate, presentContext(c)), 200);

@@ -1,7 +1,6 @@
-import { operate } from "../../applications/operate";
 import { today } from "../../clock";
-import { config } from "../../config";
 import { planSend } from "../../domain/order-operations";
+import { changeOrRefuse } from "../../http/application-change";
 import { router } from "../../http/openapi";
 import { presentContext, presentOrder } from "../applications/present";
 import examples from "../examples.json";
@@ -21,8 +20,8 @@ const route = orderOperationRoute({
 
 export const sendOrder = router().openapi(route, async (c) => {
   const body = c.req.valid("json");
-  const request = { ...body, sentDate: body.sentDate ?? today(config(c.env).SERVICE_TIMEZONE) };
-  const { aggregate } = await operate(c, c.req.valid("param").applicationId, (current, ctx) =>
+  const request = { ...body, sentDate: body.sentDate ?? today(c.var.config.SERVICE_TIMEZONE) };
+  const { aggregate } = await changeOrRefuse(c, c.req.valid("param").applicationId, (current, ctx) =>
     planSend(current, request, ctx),
   );
   return c.json(presentOrder(aggregate, presentContext(c)), 200);

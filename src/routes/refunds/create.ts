@@ -1,7 +1,6 @@
 import { createRoute } from "@hono/zod-openapi";
-import { operate } from "../../applications/operate";
-import { config } from "../../config";
 import { planRefund } from "../../domain/order-operations";
+import { changeOrRefuse } from "../../http/application-change";
 import { bearerSecurity, failures, IdempotencyHeaders, jsonBodyOf, router, writeContent } from "../../http/openapi";
 import { ApplicationIdParam } from "../applications/schema";
 import examples from "../examples.json";
@@ -41,8 +40,8 @@ const route = createRoute({
 
 export const createRefund = router().openapi(route, async (c) => {
   const request = c.req.valid("json");
-  const { plan } = await operate(c, c.req.valid("param").applicationId, (current, ctx) =>
+  const { plan } = await changeOrRefuse(c, c.req.valid("param").applicationId, (current, ctx) =>
     planRefund(current, request, ctx),
   );
-  return c.json(presentRefund(plan.refund!, config(c.env).SERVICE_TIMEZONE), 201);
+  return c.json(presentRefund(plan.refund!, c.var.config.SERVICE_TIMEZONE), 201);
 });
