@@ -69,6 +69,20 @@ const goods = (eligible: (line: Line) => boolean) => (line: Line) => eligible(li
 
 const NOTHING_TO_RETURN = problem("NOTHING_TO_RETURN", "no item was sent or delivered", "items");
 
+/**
+ * A refund amount the partner names (a refund's, or a return's `totalPrice`) is at least 1: refunding
+ * nothing, or less, is no refund. One rule for both, with one code; the ledger refuses the other end.
+ */
+function belowOne(totalPrice: Money | undefined, current: Current): Problem | undefined {
+  if (!totalPrice || totalPrice.amount >= 1) return undefined;
+  const refundable = refundableAmount(ledgerOf(current.application, current.lines));
+  return problem(
+    "REFUND_LIMIT_EXCEEDED",
+    `a refund must be between 1 and the ${refundable} still refundable`,
+    "totalPrice.amount",
+  );
+}
+
 /** Money in a request must be in the application's currency (one currency per application). */
 function currencyProblem(money: Money | undefined, current: Current, attribute: string): Problem | undefined {
   const { currency } = current.application;
@@ -187,7 +201,10 @@ export function planDeliver(current: Current, request: DeliverRequest, ctx: Plan
  * refund in every case; the ledger refuses a refund above what is refundable.
  */
 export function planReturn(current: Current, request: ReturnRequest, ctx: PlanContext): Result<Plan> {
-  const refusal = refusalOf("RETURN", current) ?? currencyProblem(request.totalPrice, current, "totalPrice.currency");
+  const refusal =
+    refusalOf("RETURN", current) ??
+    currencyProblem(request.totalPrice, current, "totalPrice.currency") ??
+    belowOne(request.totalPrice, current);
   if (refusal) return refused(refusal);
   const inseparable = discountSelections(current.lines, request.items);
   if (inseparable.length > 0) return refused(...inseparable);
@@ -261,23 +278,15 @@ function returnEverything(lines: readonly Line[], newId: () => string): Result<L
 
 /** A refund of any amount up to what is refundable; lines and order state do not change. */
 export function planRefund(current: Current, request: RefundRequest, ctx: PlanContext): Result<Plan> {
-  const refusal = refusalOf("REFUND", current) ?? currencyProblem(request.totalPrice, current, "totalPrice.currency");
+  const refusal =
+    refusalOf("REFUND", current) ??
+    currencyProblem(request.totalPrice, current, "totalPrice.currency") ??
+    belowOne(request.totalPrice, current);
   if (refusal) return refused(refusal);
-  const amount = request.totalPrice.amount;
-  if (amount < 1) {
-    const refundable = refundableAmount(ledgerOf(current.application, current.lines));
-    return refused(
-      problem(
-        "REFUND_LIMIT_EXCEEDED",
-        `a refund must be between 1 and the ${refundable} still refundable`,
-        "totalPrice.amount",
-      ),
-    );
-  }
   return finish(
     current,
     {
-      movement: { refund: amount, attribute: "totalPrice.amount" },
+      movement: { refund: request.totalPrice.amount, attribute: "totalPrice.amount" },
       refund: { origin: "REFUND", reason: request.reason ?? null, variableSymbol: request.variableSymbol ?? null },
     },
     ctx,

@@ -99,14 +99,6 @@ export const ReturnRequest = z
     document: ReturnDocument.optional(),
   })
   .superRefine((request, ctx) => {
-    if (request.totalPrice && request.totalPrice.amount < 1) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["totalPrice", "amount"],
-        message: "a refund must be positive",
-        params: { code: "INVALID_VALUE" },
-      });
-    }
     if (request.items?.length === 0 && !request.totalPrice) {
       ctx.addIssue({
         code: "custom",
