@@ -4,7 +4,7 @@
  */
 import { raw } from "hono/html";
 import type { Child } from "hono/jsx";
-import type { Outcome } from "./outcome";
+import type { Outcome } from "../domain/customer-outcome";
 
 const STYLE = `
 *{box-sizing:border-box}

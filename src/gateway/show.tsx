@@ -3,12 +3,12 @@ import { today } from "../clock";
 import { urlPolicy } from "../config";
 import { type Aggregate, loadAggregate } from "../db/applications";
 import { database } from "../db/client";
+import { outcomeOf, outcomeRedirect } from "../domain/customer-outcome";
 import { offerOf, offerToken } from "../domain/offer";
 import type { HonoEnv } from "../env";
 import { errorPage } from "./errors";
 import { formatMoney } from "./format";
 import { GATEWAY_PATH, type GatewayOwner, gatewayOwner } from "./load";
-import { outcomeOf, outcomeRedirect } from "./outcome";
 import { ApplicationPage, OutcomePage } from "./pages";
 
 /** The outcome, with a way back to the shop where the partner's URL is one we may send a customer to. */

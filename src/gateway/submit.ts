@@ -3,11 +3,11 @@ import { changeApplication } from "../applications/change-application";
 import { today } from "../clock";
 import { urlPolicy } from "../config";
 import { planCustomerAnswer } from "../domain/application-operations";
+import { outcomeRedirect } from "../domain/customer-outcome";
 import type { HonoEnv } from "../env";
 import { changeServices } from "../http/application-change";
 import { errorPage } from "./errors";
 import { GATEWAY_PATH, gatewayOwner } from "./load";
-import { outcomeRedirect } from "./outcome";
 import { offerPage, outcomePage } from "./show";
 
 /**

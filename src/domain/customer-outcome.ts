@@ -1,6 +1,10 @@
-import type { Aggregate } from "../db/applications";
-import type { ApplicationState } from "../domain/application-state";
-import { type UrlPolicy, unsafeUrlReason } from "../domain/url-safety";
+/**
+ * What the customer is told and where they go once their application is decided (CONTRACT 6). Pure:
+ * no HTTP, no SQL.
+ */
+import type { MerchantUrls } from "./application-operations";
+import type { ApplicationState } from "./application-state";
+import { type UrlPolicy, unsafeUrlReason } from "./url-safety";
 
 export type Outcome = "approved" | "rejected" | "cancelled";
 
@@ -25,7 +29,10 @@ export function outcomeOf(state: ApplicationState): Outcome | undefined {
  * signed or oddly encoded parameters survive. Undefined when the URL is not one the service may send
  * a customer to (checked again at every redirect, as at create): no open redirect into a network.
  */
-export function outcomeRedirect(application: Aggregate["application"], policy: UrlPolicy): string | undefined {
+export function outcomeRedirect(
+  application: { id: string; state: ApplicationState; merchantUrls: MerchantUrls },
+  policy: UrlPolicy,
+): string | undefined {
   const urls = application.merchantUrls;
   const target = application.state === "READY" ? urls.approvedRedirect : urls.rejectedRedirect;
   if (unsafeUrlReason(target, policy)) return undefined;
