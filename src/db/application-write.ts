@@ -10,7 +10,8 @@ import { withinDuplicateWindow } from "../domain/duplicates";
 import type { Line } from "../domain/order-lines";
 import { applyPlan, type EventRecord, type Plan } from "../domain/plan";
 import { type Aggregate, commit, isConstraintError } from "./applications";
-import { type Database, insertRows, prepared, updateWhere } from "./client";
+import { type Database, prepared } from "./client";
+import { insertRows, updateWhere } from "./compiler";
 import { type ApplicationRow, applications, documents, events, type OrderLineRow, orderLines, refunds } from "./schema";
 import { countUsage, QUOTA_CHECK, rowBytes, StorageQuotaExceeded } from "./storage";
 

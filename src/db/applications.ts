@@ -5,7 +5,8 @@
 import { and, eq, type SQL, sql } from "drizzle-orm";
 import type { ApplicationState, StateReason } from "../domain/application-state";
 import type { Line } from "../domain/order-lines";
-import { type Database, prepared, preparedRelational } from "./client";
+import { type Database, prepared } from "./client";
+import { preparedRelational } from "./compiler";
 import { type ApplicationRow, applications, partners } from "./schema";
 import { QUOTA_CHECK, StorageQuotaExceeded } from "./storage";
 
