@@ -27,10 +27,9 @@ import { unsafeUrlReason } from "../domain/url-safety";
 import { newId } from "../ids";
 import { errorFields, log } from "../log";
 import { DELIVERY_TIMEOUT_MS, statusFailure, thrownFailure } from "./failures";
-import type { NotificationMessage } from "./message";
+import { DEAD_LETTER_QUEUE, type NotificationMessage } from "./message";
 import { signatureHeaders } from "./signing";
 
-export const DEAD_LETTER_QUEUE = "financing-notifications-dlq";
 /** How long one attempt holds its event: the timeout and time to record the outcome. */
 const HOLD_MS = DELIVERY_TIMEOUT_MS + 20_000;
 /** A wake-up this much early (a receiver's Retry-After longer than one queue hop) waits on instead. */

@@ -6,8 +6,7 @@ import worker from "../../src/index";
 import { signIn } from "./api";
 import { createApplication } from "./factories";
 
-export const QUEUE = "financing-notifications";
-export const DLQ = "financing-notifications-dlq";
+export { DEAD_LETTER_QUEUE as DLQ, NOTIFICATION_QUEUE as QUEUE } from "../../src/notifications/message";
 /** Fake time far from real time, so nothing scheduled fires on its own. */
 export const T0 = new Date("2027-02-01T09:30:00Z");
 
