@@ -164,6 +164,19 @@ const ALWAYS_INVALID: InvalidCode[] = [
   "INVALID_REQUEST",
 ];
 
+/**
+ * The business rules that may refuse an operation (422), each with when it applies where the code alone
+ * does not say (empty otherwise): one declaration gives the 422's `errors[].code` enum and the prose of
+ * the operation's description (`withRefusals`), so the two cannot differ.
+ */
+export type Refusals = Partial<Record<RefusalCode, string>>;
+
+/** The operation's description followed by its refusals, as partners read them. */
+export function withRefusals(description: string, refusals: Refusals): string {
+  const listed = Object.entries(refusals).map(([code, when]) => (when ? `${code} (${when})` : code));
+  return `${description} Refusals (422): ${listed.join(", ")}.`;
+}
+
 export interface FailureSpec {
   /** Takes a JSON body: 413 and 415. */
   body?: boolean;
@@ -179,7 +192,7 @@ export interface FailureSpec {
   /** 400 codes of this operation beyond the ones every request can have. */
   invalid?: InvalidCode[];
   /** 422 codes of the business rules this operation applies. */
-  refusals?: RefusalCode[];
+  refusals?: Refusals;
   /** Changes an application through its guarded write, so that a storm of writes can end in 409. */
   guarded?: boolean;
 }
@@ -195,7 +208,7 @@ export function failures(spec: FailureSpec = {}) {
     "IDEMPOTENCY_KEY_IN_USE",
   ];
   const refusals: RefusalCode[] = [
-    ...(spec.refusals ?? []),
+    ...(Object.keys(spec.refusals ?? {}) as RefusalCode[]),
     ...(idempotent ? ["IDEMPOTENCY_KEY_REUSED" as const, "STORAGE_QUOTA_EXCEEDED" as const] : []),
   ];
   const invalid: InvalidCode[] = [...ALWAYS_INVALID, ...(spec.invalid ?? [])];

@@ -53,7 +53,7 @@ const route = createRoute({
   request: { headers: IdempotencyHeaders, body: jsonBodyOf(RotateRequest, { force: false }) },
   responses: {
     200: writeContent(SigningSecret, "The new secret", examples.signingSecret, ["Cache-Control"]),
-    ...failures({ body: true, idempotent: true, lookup: false, refusals: ["ROTATION_LIMIT_REACHED"] }),
+    ...failures({ body: true, idempotent: true, lookup: false, refusals: { ROTATION_LIMIT_REACHED: "" } }),
   },
 });
 

@@ -12,10 +12,10 @@ const route = orderOperationRoute({
   path: "/order/deliver",
   summary: "Mark order items as delivered",
   description:
-    "Needs state READY. Without `items` every item not yet delivered (nor cancelled or returned) is marked DELIVERED; a line not yet sent is sent too (its `sentDate` becomes `sentDate`, else `deliveryDate`). `deliveryDate` defaults to today. When every active item is delivered the stateReason becomes READY_DELIVERED. Refusals (422): APPLICATION_NOT_READY, APPLICATION_REJECTED, APPLICATION_ALREADY_CANCELLED, ITEM_NOT_FOUND, INVALID_QUANTITY, LINE_LIMIT_REACHED (a partial quantity would split a line past the 500 an application holds).",
+    "Needs state READY. Without `items` every item not yet delivered (nor cancelled or returned) is marked DELIVERED; a line not yet sent is sent too (its `sentDate` becomes `sentDate`, else `deliveryDate`). `deliveryDate` defaults to today. When every active item is delivered the stateReason becomes READY_DELIVERED.",
   body: DeliverRequest,
   example: examples.deliverRequest,
-  refusals: [...ITEM_OPERATION_REFUSALS],
+  refusals: ITEM_OPERATION_REFUSALS,
 });
 
 export const deliverOrder = router().openapi(route, async (c) => {

@@ -12,10 +12,10 @@ const route = orderOperationRoute({
   path: "/order/send",
   summary: "Mark order items as sent",
   description:
-    "Needs state READY (goods go out only after approval). Without `items` (or with an empty body) every item not yet sent is marked SENT; with `items`, the given units (a partial quantity splits the line). `sentDate` defaults to today. The application's stateReason becomes READY_SHIPPED. Refusals (422): APPLICATION_NOT_READY, APPLICATION_REJECTED, APPLICATION_ALREADY_CANCELLED, ITEM_NOT_FOUND, INVALID_QUANTITY, ORDER_ALREADY_SENT (nothing left to send), LINE_LIMIT_REACHED (a partial quantity would split a line past the 500 an application holds).",
+    "Needs state READY (goods go out only after approval). Without `items` (or with an empty body) every item not yet sent is marked SENT; with `items`, the given units (a partial quantity splits the line). `sentDate` defaults to today. The application's stateReason becomes READY_SHIPPED.",
   body: SendRequest,
   example: examples.sendRequest,
-  refusals: [...ITEM_OPERATION_REFUSALS, "ORDER_ALREADY_SENT"],
+  refusals: { ...ITEM_OPERATION_REFUSALS, ORDER_ALREADY_SENT: "nothing left to send" },
 });
 
 export const sendOrder = router().openapi(route, async (c) => {
