@@ -18,6 +18,9 @@ export default defineConfig({
           REQUIRE_HTTPS: "false",
           // High enough never to interfere; rate-limit tests override the quota per request.
           RATE_LIMIT_REQUESTS: "1000000",
+          // The tests run as a sandbox (the e-mail scenarios, advance-time), as `npm start` does; the
+          // tests of production's defaults turn it off per request.
+          SANDBOX: "true",
           TEST_MIGRATIONS: migrations as never,
           // Property tests run on a fixed seed unless one is asked for (test/support/property-seed.ts).
           PROPERTY_SEED: process.env.PROPERTY_SEED ?? "",

@@ -94,6 +94,13 @@ const offer = /name="offer" value="([^"]*)"/.exec(await (await fetch(gateway)).t
 await fetch(gateway, { method: "POST", body: new URLSearchParams({ offer, action: "confirm" }), redirect: "manual" });
 
 const app = `/financing/v1/applications/${created.id}`;
+examples.extendedApplication = await call("PUT", `${app}/authorization/extend`, undefined, accessToken);
+examples.precheckRequest = {
+  totalPrice: { amount: 2400000, currency: "CZK" },
+  customer: { email: "jana.novakova@example.com" },
+};
+examples.precheckResult = await call("POST", "/financing/v1/precheck", examples.precheckRequest, accessToken);
+examples.advanceTimeRequest = { seconds: 2419200 };
 examples.sendRequest = {
   items: [{ code: "KB-01", quantity: 1 }],
   sentDate: "2026-11-23",

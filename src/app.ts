@@ -37,7 +37,7 @@ export const ROUTE_GROUPS: RouteGroup[] = [
   },
   {
     name: "applications",
-    paths: new RegExp(`^/financing/v1/applications(/${ID}(/cancel)?)?/?$`),
+    paths: new RegExp(`^/financing/v1/(applications(/${ID}(/cancel|/authorization/extend)?)?/?|precheck)$`),
     load: async () => (await import("./routes/applications/index")).applicationRoutes,
   },
   {
@@ -59,6 +59,11 @@ export const ROUTE_GROUPS: RouteGroup[] = [
     name: "documents",
     paths: new RegExp(`^/financing/v1/applications/${ID}/documents(/|$)`),
     load: async () => (await import("./routes/documents/index")).documentRoutes,
+  },
+  {
+    name: "sandbox",
+    paths: /^\/financing\/v1\/sandbox\//,
+    load: async () => (await import("./routes/sandbox/index")).sandboxRoutes,
   },
   {
     name: "gateway",

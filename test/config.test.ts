@@ -22,6 +22,13 @@ describe("config", () => {
         DEFERRED_PAYMENT: { CZK: 5000000, EUR: 200000 },
         PAY_IN_THREE: { CZK: 10000000, EUR: 400000 },
       },
+      CUSTOMER_DECISION_TTL_SECONDS: 72 * 3600,
+      AUTHORIZATION_TTL_DAYS: 28,
+      AUTHORIZATION_MAX_DAYS: 180,
+      AUTHORIZATION_REMINDER_DAYS: 7,
+      // Off unless set: the sandbox's scenarios never run in a production default.
+      SANDBOX: false,
+      SANDBOX_REVIEW_SECONDS: 600,
       AUTH_PEPPER: PEPPER,
       COUNT_BINDINGS: false,
     });

@@ -10,6 +10,7 @@ import { writePlan } from "../db/application-write";
 import { type Aggregate, loadAggregate, WriteConflict } from "../db/applications";
 import type { Database } from "../db/client";
 import { STORAGE_QUOTA_PROBLEM, StorageQuotaExceeded } from "../db/storage";
+import type { DeadlinePolicy } from "../domain/deadlines";
 import type { Current, Plan, PlanContext } from "../domain/plan";
 import { type Problem, problem, type Result } from "../domain/result";
 import { newId } from "../ids";
@@ -22,6 +23,8 @@ export interface ChangeServices {
   db: Database;
   /** The storage quota of a partner without one of its own (STORAGE_QUOTA_BYTES). */
   storageQuota: number;
+  /** The deadlines every plan judges (the Worker's variables). */
+  deadlines: DeadlinePolicy;
   /** Hands wake-ups for new events to the queue, after the answer (the outbox's sweep is the safety net). */
   notify: (messages: NotificationMessage[]) => void;
 }
@@ -55,7 +58,7 @@ export async function changeApplication(
     const current = await loadAggregate(db, partnerId, applicationId);
     if (!current) return { outcome: "not_found" };
     const at = now();
-    const plan = planner(current, { at, newId: () => newId(at) });
+    const plan = planner(current, { at, newId: () => newId(at), deadlines: services.deadlines });
     if (!plan.ok) return { outcome: "refused", problems: plan.problems, current };
     try {
       const aggregate = await writePlan(db, current, plan.value, at, services.storageQuota);

@@ -38,6 +38,39 @@ export async function writePlan(
   at: number,
   quota: number,
 ): Promise<Aggregate> {
+  await commit(db, planStatements(db, current, plan, at, quota));
+  return written(current, plan, at);
+}
+
+/**
+ * Several applications' plans in one batch (the deadline sweep's): each keeps its own guard, so the
+ * batch lands whole or not at all; on a conflict or a quota the caller writes them one by one.
+ */
+export async function writePlans(
+  db: Database,
+  writes: readonly { current: Aggregate; plan: Plan }[],
+  at: number,
+  quota: number,
+): Promise<void> {
+  await commit(
+    db,
+    writes.flatMap(({ current, plan }) => planStatements(db, current, plan, at, quota)),
+  );
+}
+
+/** The aggregate as the plan, once written, leaves it. */
+function written(current: Aggregate, plan: Plan, at: number): Aggregate {
+  const next = applyPlan(current, plan);
+  return {
+    application: { ...next.application, version: current.application.version + 1, updatedAt: at },
+    lines: [...next.lines],
+    // As reads present them: never the content.
+    documents: next.documents.map(({ id, type, filename, description }) => ({ id, type, filename, description })),
+  };
+}
+
+/** The statements that write the plan, led by the application's guarded update. */
+function planStatements(db: Database, current: Aggregate, plan: Plan, at: number, quota: number) {
   const app = current.application;
   const added: object[] = [];
   const statements: D1PreparedStatement[] = [
@@ -76,14 +109,7 @@ export async function writePlan(
   }
   const grown = added.reduce((sum: number, row) => sum + rowBytes(row), 0) - removed;
   if (grown !== 0) statements.push(countUsage(db, app.partnerId, grown, quota));
-  await commit(db, statements);
-  const next = applyPlan(current, plan);
-  return {
-    application: { ...next.application, version: app.version + 1, updatedAt: at },
-    lines: [...next.lines],
-    // As reads present them: never the content.
-    documents: next.documents.map(({ id, type, filename, description }) => ({ id, type, filename, description })),
-  };
+  return statements;
 }
 
 /** The event row of the outbox, due for delivery at once. */
@@ -158,6 +184,9 @@ function newApplicationRow(plan: CreatePlan, partnerId: string, fingerprint: str
     decisionReasons: null,
     decidedAt: null,
     acceptedOffer: null,
+    reminderAt: null,
+    reviewAt: null,
+    reviewOutcome: null,
     cancelReason: null,
     customCancelReason: null,
     duplicateFingerprint: fingerprint,

@@ -95,6 +95,15 @@ export const applications = sqliteTable(
     decidedAt: integer("decided_at"),
     /** The offer the customer accepted at the gateway (order, total, terms), kept with the approval. */
     acceptedOffer: text("accepted_offer", { mode: "json" }).$type<Offer>(),
+    /** The deadline that applies now (the customer's, or the authorization's): src/domain/deadlines.ts. */
+    expiresAt: integer("expires_at"),
+    /** When the AUTHORIZATION_EXPIRING reminder is due; null once sent (until an extension). */
+    reminderAt: integer("reminder_at"),
+    /** When a pending manual review settles, and to what. */
+    reviewAt: integer("review_at"),
+    reviewOutcome: text("review_outcome").$type<"APPROVE" | "REJECT">(),
+    /** The earliest of the three: the scheduled sweep finds what is due through its index, never a scan. */
+    nextDueAt: integer("next_due_at"),
     cancelReason: text("cancel_reason"),
     customCancelReason: text("custom_cancel_reason"),
     /**
@@ -123,6 +132,7 @@ export const applications = sqliteTable(
     index("applications_partner_total_idx").on(t.partnerId, t.totalAmount, t.id),
     index("applications_partner_email_idx").on(t.partnerId, t.customerEmail, t.id),
     index("applications_partner_vs_idx").on(t.partnerId, t.variableSymbols, t.id),
+    index("applications_due_idx").on(t.nextDueAt, t.id).where(sql`${t.nextDueAt} IS NOT NULL`),
   ],
 );
 
@@ -213,6 +223,8 @@ export const events = sqliteTable(
     sequence: integer("sequence").notNull(),
     state: text("state").notNull(),
     stateReason: text("state_reason").notNull(),
+    /** The application's deadline when the event occurred, if one applied (in the notification). */
+    expiresAt: integer("expires_at"),
     occurredAt: integer("occurred_at").notNull(),
     /** PENDING (not yet delivered), DELIVERED, FAILED (no 2xx within the schedule, 410 Gone, unsafe endpoint). */
     status: text("status").notNull().default("PENDING"),

@@ -2,6 +2,7 @@
  * The operations on an order (CONTRACT 5) as plans: each takes the application as it is and the
  * request, and answers the plan of the change or the refusal. Pure: no HTTP, no SQL.
  */
+import { lapsed } from "./deadlines";
 import type { AcceptedDocument } from "./documents";
 import { ledgerOf, refundableAmount } from "./ledger";
 import {
@@ -83,6 +84,22 @@ function belowOne(totalPrice: Money | undefined, current: Current): Problem | un
   );
 }
 
+/**
+ * A deadline judged at the moment of the request (CONTRACT 6a): once it passed, what it ends is refused
+ * even before the scheduled sweep applies the lapse: goods not yet sent can no longer go out, and an
+ * order awaiting the customer or its goods can no longer change. What stays financed (goods that went
+ * out) and cancelling are unaffected.
+ */
+function expired(current: Current, ctx: PlanContext): Problem | undefined {
+  const { expiresAt } = current.application;
+  return lapsed(current.application, ctx.at)
+    ? problem(
+        "AUTHORIZATION_EXPIRED",
+        `the deadline passed at ${new Date(expiresAt!).toISOString()}: what was not yet sent lapses`,
+      )
+    : undefined;
+}
+
 /** Money in a request must be in the application's currency (one currency per application). */
 function currencyProblem(money: Money | undefined, current: Current, attribute: string): Problem | undefined {
   const { currency } = current.application;
@@ -125,6 +142,7 @@ export function planChange(
 ): Result<Plan> {
   const refusal =
     refusalOf("CHANGE_ORDER", current) ??
+    expired(current, ctx) ??
     currencyProblem(request.order.totalPrice, current, "order.totalPrice.currency");
   if (refusal) return refused(refusal);
   const lines = newLines(request.order.items, ctx.newId);
@@ -160,7 +178,7 @@ export function planCancelItems(
 }
 
 export function planSend(current: Current, request: SendRequest, ctx: PlanContext): Result<Plan> {
-  const refusal = refusalOf("SEND", current);
+  const refusal = refusalOf("SEND", current) ?? expired(current, ctx);
   if (refusal) return refused(refusal);
   const update: LineUpdate = {
     state: "SENT",
@@ -187,8 +205,12 @@ export function planDeliver(current: Current, request: DeliverRequest, ctx: Plan
     problem("ITEM_NOT_FOUND", "no item is left to deliver", "items"),
   );
   if (!change.ok) return change;
-  // Delivered implies sent: a line that skipped sending gets a sent date too.
+  // Delivered implies sent: a line that skipped sending gets a sent date too, but not once its
+  // authorization lapsed (a touched line without a sent date was never sent).
   const touched = new Set([...change.value.updated, ...change.value.created]);
+  const sendsToo = change.value.lines.some((l) => touched.has(l.id) && l.sentDate === null);
+  const lapse = sendsToo ? expired(current, ctx) : undefined;
+  if (lapse) return refused(lapse);
   const sentDate = request.sentDate ?? request.deliveryDate;
   const lines = change.value.lines.map((l) => (touched.has(l.id) && l.sentDate === null ? { ...l, sentDate } : l));
   return finish(current, { lines: { ...change.value, lines } }, ctx);

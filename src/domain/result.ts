@@ -45,6 +45,13 @@ export type RefusalCode =
   | "STORAGE_QUOTA_EXCEEDED"
   /** A rotation would cut a signing secret whose overlap still runs (src/domain/signing-secrets.ts). */
   | "ROTATION_LIMIT_REACHED"
+  /** A deadline passed (src/domain/deadlines.ts): the goods' authorization, or the customer's time. */
+  | "AUTHORIZATION_EXPIRED"
+  /** An extension of an authorization with no goods left to send, or past its cap. */
+  | "NOTHING_TO_EXTEND"
+  | "EXTENSION_LIMIT_REACHED"
+  /** The sweep (or a sandbox's advance) found nothing due: never a partner's answer. */
+  | "NOTHING_DUE"
   | "IDEMPOTENCY_KEY_REUSED";
 
 /** Codes of a request that collided with another one; retrying it is the remedy (409). */

@@ -186,6 +186,16 @@ const OUTCOMES: Record<Outcome, { heading: string; message: (order: string, merc
     heading: "Application cancelled",
     message: (order) => `The financing application for order ${order} was cancelled. You will not be charged.`,
   },
+  expired: {
+    heading: "This offer has expired",
+    message: (order, merchant) =>
+      `The time to confirm financing of order ${order} has passed, and you will not be charged. Please return to ${merchant} to pay for your order again.`,
+  },
+  review: {
+    heading: "We are reviewing your application",
+    message: (order, merchant) =>
+      `Thank you: your financing of order ${order} needs a short review. ${merchant} will tell you the outcome; there is nothing more for you to do here.`,
+  },
 };
 
 /** Shown when the application was already decided or cancelled: opening the link again is harmless. */

@@ -1,5 +1,5 @@
 import { type Context, Hono } from "hono";
-import { today } from "../clock";
+import { now, today } from "../clock";
 import { urlPolicy } from "../config";
 import { type Aggregate, loadAggregate } from "../db/applications";
 import { database } from "../db/client";
@@ -15,7 +15,7 @@ import { ApplicationPage, OutcomePage } from "./pages";
 export function outcomePage(c: Context<HonoEnv>, owner: GatewayOwner, app: Aggregate["application"]) {
   return c.html(
     <OutcomePage
-      outcome={outcomeOf(app.state)!}
+      outcome={outcomeOf(app, now())!}
       merchantName={owner.merchantName}
       orderNumber={app.orderDetails.number}
       backUrl={outcomeRedirect(app, urlPolicy(c.var.config))}
@@ -57,6 +57,6 @@ export const showGateway = new Hono<HonoEnv>().get(GATEWAY_PATH, async (c) => {
   if (!owner) return errorPage(c, 404);
   const aggregate = await loadAggregate(database(c.env), owner.partnerId, applicationId);
   if (!aggregate) return errorPage(c, 404);
-  if (outcomeOf(aggregate.application.state)) return outcomePage(c, owner, aggregate.application);
+  if (outcomeOf(aggregate.application, now())) return outcomePage(c, owner, aggregate.application);
   return offerPage(c, owner, aggregate);
 });

@@ -1,9 +1,9 @@
 import { Hono } from "hono";
 import { changeApplication } from "../applications/change-application";
-import { today } from "../clock";
+import { now, today } from "../clock";
 import { urlPolicy } from "../config";
 import { planCustomerAnswer } from "../domain/application-operations";
-import { outcomeRedirect } from "../domain/customer-outcome";
+import { outcomeOf, outcomeRedirect } from "../domain/customer-outcome";
 import type { HonoEnv } from "../env";
 import { changeServices } from "../http/application-change";
 import { errorPage } from "./errors";
@@ -36,6 +36,8 @@ export const submitGateway = new Hono<HonoEnv>().post(GATEWAY_PATH, async (c) =>
     limits: cfg.DECISION_LIMITS,
     offer: typeof form.offer === "string" ? form.offer : undefined,
     termsDate: today(cfg.SERVICE_TIMEZONE),
+    sandbox: cfg.SANDBOX,
+    reviewMs: cfg.SANDBOX_REVIEW_SECONDS * 1000,
   } as const;
 
   // No partner session here: the token proved which partner's application this is.
@@ -44,10 +46,10 @@ export const submitGateway = new Hono<HonoEnv>().post(GATEWAY_PATH, async (c) =>
   );
   if (result.outcome === "not_found") return errorPage(c, 404);
   const app = result.outcome === "written" ? result.aggregate.application : result.current.application;
-  // Refused while still awaiting the customer: the offer changed (or kept changing), so nothing was
-  // decided and the offer as it is now is shown. Refused otherwise: the customer already answered;
-  // either way they see where their answer led.
-  if (result.outcome === "refused" && app.state === "PROCESSING") return offerPage(c, owner, result.current, true);
+  // Refused while the offer still waits for the customer: it changed (or kept changing), so nothing
+  // was decided and the offer as it is now is shown. Refused otherwise: the customer already answered,
+  // or their time ran out; either way they see where it led.
+  if (result.outcome === "refused" && !outcomeOf(app, now())) return offerPage(c, owner, result.current, true);
   const back = outcomeRedirect(app, urlPolicy(cfg));
   return back ? c.redirect(back, 303) : outcomePage(c, owner, app);
 });

@@ -5,6 +5,7 @@
 import type { Context } from "hono";
 import { type ChangeServices, changeApplication, type Planner } from "../applications/change-application";
 import { session } from "../auth/require-session";
+import { deadlinePolicy } from "../config";
 import type { Aggregate } from "../db/applications";
 import { database } from "../db/client";
 import type { Plan } from "../domain/plan";
@@ -17,6 +18,7 @@ export function changeServices(c: Context<HonoEnv>): ChangeServices {
   return {
     db: database(c.env),
     storageQuota: c.var.config.STORAGE_QUOTA_BYTES,
+    deadlines: deadlinePolicy(c.var.config),
     notify: (messages) => c.executionCtx.waitUntil(publish(c.env, messages)),
   };
 }

@@ -78,6 +78,10 @@ const PROBLEM_KINDS: Record<ProblemCode, "invalid_request" | "conflict" | "unpro
   DOCUMENT_LIMIT_REACHED: "unprocessable",
   STORAGE_QUOTA_EXCEEDED: "unprocessable",
   ROTATION_LIMIT_REACHED: "unprocessable",
+  AUTHORIZATION_EXPIRED: "unprocessable",
+  NOTHING_TO_EXTEND: "unprocessable",
+  EXTENSION_LIMIT_REACHED: "unprocessable",
+  NOTHING_DUE: "unprocessable",
   IDEMPOTENCY_KEY_REUSED: "unprocessable",
 };
 

@@ -194,6 +194,7 @@ async function deliver(message: Message<unknown>, env: Env): Promise<void> {
     eventId: event.id,
     eventType: event.type,
     sequence: event.sequence,
+    ...(event.expiresAt !== null ? { expiresAt: formatDateTime(event.expiresAt, cfg.SERVICE_TIMEZONE) } : {}),
     occurredAt: formatDateTime(event.occurredAt, cfg.SERVICE_TIMEZONE),
   });
   const signatures = await signatureHeaders(

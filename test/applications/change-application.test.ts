@@ -5,6 +5,7 @@ import { database } from "../../src/db/client";
 import { planRefund, planSend } from "../../src/domain/order-operations";
 import { ApiError } from "../../src/http/errors";
 import { signIn } from "../support/api";
+import { DEADLINES } from "../support/domain";
 import { eventsOf } from "../support/factories";
 import { app, approved, order, put } from "../support/orders";
 
@@ -27,7 +28,7 @@ describe("racing operations", () => {
 });
 
 describe("changeApplication", () => {
-  const services = () => ({ db: database(env), storageQuota: 1_000_000_000, notify: () => {} });
+  const services = () => ({ db: database(env), storageQuota: 1_000_000_000, deadlines: DEADLINES, notify: () => {} });
 
   it("runs a round that lost a race again on fresh state, and answers 409 CONCURRENT_MODIFICATION after 25", async () => {
     const { partner, token } = await signIn();

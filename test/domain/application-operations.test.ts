@@ -12,20 +12,21 @@ import { application, applied, context, item, refusal } from "../support/domain"
 const ctx = context();
 const LIMITS = { DEFERRED_PAYMENT: { CZK: 5000 } };
 const TODAY = "2026-11-23";
+const SANDBOX = { sandbox: false, reviewMs: 600_000 };
 
 describe("the decision", () => {
   it("approves within the limit and fixes the approved amount at the financed total", () => {
     const current = application([item("KB-01", 1000), item("DISC", -200)], "PROCESSING");
     const decided = applied(
       current,
-      planDecision(current, { agreedNow: false, limits: LIMITS, termsDate: TODAY }, ctx),
+      planDecision(current, { agreedNow: false, limits: LIMITS, termsDate: TODAY, ...SANDBOX }, ctx),
     );
     expect(decided.application).toMatchObject({ state: "READY", stateReason: "READY_TO_SHIP", approvedAmount: 800 });
   });
 
   it("records the offer accepted: the lines financed, their total and the terms of that day", () => {
     const current = application([item("KB-01", 1000), item("DISC", -200)], "PROCESSING");
-    const plan = planDecision(current, { agreedNow: false, limits: LIMITS, termsDate: TODAY }, ctx);
+    const plan = planDecision(current, { agreedNow: false, limits: LIMITS, termsDate: TODAY, ...SANDBOX }, ctx);
     expect(plan.ok && plan.value.application.acceptedOffer).toEqual({
       type: "DEFERRED_PAYMENT",
       currency: "CZK",
@@ -41,7 +42,7 @@ describe("the decision", () => {
 
   it("rejects above the limit, keeping the reasons", () => {
     const current = application([item("KB-01", 6000)], "PROCESSING");
-    const plan = planDecision(current, { agreedNow: false, limits: LIMITS, termsDate: TODAY }, ctx);
+    const plan = planDecision(current, { agreedNow: false, limits: LIMITS, termsDate: TODAY, ...SANDBOX }, ctx);
     expect(plan.ok && plan.value.application).toMatchObject({
       state: "REJECTED",
       approvedAmount: null,
@@ -74,7 +75,14 @@ describe("the cancellation", () => {
 
 describe("the customer's answer", () => {
   const answer = (current: ReturnType<typeof application>, action: "confirm" | "cancel") =>
-    ({ action, agreedNow: false, limits: LIMITS, termsDate: TODAY, offer: offerToken(current, TODAY) }) as const;
+    ({
+      action,
+      agreedNow: false,
+      limits: LIMITS,
+      termsDate: TODAY,
+      offer: offerToken(current, TODAY),
+      ...SANDBOX,
+    }) as const;
 
   it("is taken once: after the outcome a second answer is refused", () => {
     const current = application([item("KB-01", 1000)], "PROCESSING");

@@ -1,5 +1,6 @@
 /** Plain-data applications for tests of src/domain: no database, no HTTP. */
 
+import type { DeadlinePolicy } from "../../src/domain/deadlines";
 import { newLines, type OrderItem } from "../../src/domain/order-lines";
 import type { ApplicationFacts, Current, Plan, PlanContext } from "../../src/domain/plan";
 import { applyPlan } from "../../src/domain/plan";
@@ -22,10 +23,20 @@ export function item(
   };
 }
 
+const DAY = 86_400_000;
+
+/** The defaults of the Worker's variables: 72 hours, 28 days, 180 days, 7 days. */
+export const DEADLINES: DeadlinePolicy = {
+  customerDecisionMs: 3 * DAY,
+  authorizationMs: 28 * DAY,
+  authorizationMaxMs: 180 * DAY,
+  reminderMs: 7 * DAY,
+};
+
 /** Ids that tell their order: a plan's ids in a test are predictable. */
 export function context(at = Date.UTC(2026, 10, 23, 12)): PlanContext {
   let n = 0;
-  return { at, newId: () => `id-${String(++n).padStart(4, "0")}` };
+  return { at, newId: () => `id-${String(++n).padStart(4, "0")}`, deadlines: DEADLINES };
 }
 
 /** An application in `state` with the items' lines, approved at their total when READY. */
@@ -48,6 +59,11 @@ export function application(
     customerEmail: "jana@example.com",
     eventSequence: 1,
     version: 0,
+    decidedAt: state === "READY" ? ctx.at : null,
+    expiresAt: ctx.at + (state === "READY" ? DEADLINES.authorizationMs : DEADLINES.customerDecisionMs),
+    reminderAt: state === "READY" ? ctx.at + DEADLINES.authorizationMs - DEADLINES.reminderMs : null,
+    reviewAt: null,
+    reviewOutcome: null,
   };
   return { application: facts, lines, documents: [] };
 }

@@ -3,7 +3,7 @@ import { CONCURRENT_MODIFICATION } from "../../applications/change-application";
 import { sha256Hex } from "../../auth/crypto";
 import { session } from "../../auth/require-session";
 import { now } from "../../clock";
-import { urlPolicy } from "../../config";
+import { deadlinePolicy, urlPolicy } from "../../config";
 import { createApplication as storeApplication } from "../../db/application-write";
 import { loadPresented } from "../../db/applications";
 import { database } from "../../db/client";
@@ -58,7 +58,9 @@ export const createApplication = router().openapi(route, async (c) => {
   const { partnerId } = session(c);
   const cfg = c.var.config;
   const at = now();
-  const plan = orRefuse(planCreate(input, { at, newId: () => newId(at), urlPolicy: urlPolicy(cfg) }));
+  const plan = orRefuse(
+    planCreate(input, { at, newId: () => newId(at), deadlines: deadlinePolicy(cfg), urlPolicy: urlPolicy(cfg) }),
+  );
   const db = database(c.env);
   const owner = { partnerId, fingerprint: await sha256Hex(duplicateKey(input)), quota: cfg.STORAGE_QUOTA_BYTES };
   let stored: Awaited<ReturnType<typeof storeApplication>>;

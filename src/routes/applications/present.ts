@@ -116,6 +116,7 @@ export async function presentApplication(aggregate: PresentedAggregate, ctx: Pre
     cancellation: app.cancelReason
       ? present({ reason: app.cancelReason, customReason: app.customCancelReason })
       : undefined,
+    expiresAt: app.expiresAt === null ? undefined : formatDateTime(app.expiresAt, ctx.timeZone),
     createdAt: formatDateTime(app.createdAt, ctx.timeZone),
     updatedAt: formatDateTime(app.updatedAt, ctx.timeZone),
   }) as ApplicationView;

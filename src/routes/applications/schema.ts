@@ -271,6 +271,10 @@ export const Application = z
     merchantUrls: MerchantUrls,
     gatewayRedirectUrl: z.url(),
     cancellation: z.object({ reason: z.enum(CANCEL_REASONS), customReason: z.string().optional() }).optional(),
+    expiresAt: DateTimeOutput.optional().openapi({
+      description:
+        "The deadline that applies now, when one does: the customer's to decide at the gateway (PROCESSING_REDIRECT_NEEDED), or the authorization of goods not yet sent (READY). When it passes, what it waits for lapses (CANCELLED_EXPIRED, or the goods not yet sent cancelled).",
+    }),
     createdAt: DateTimeOutput,
     updatedAt: DateTimeOutput,
   })

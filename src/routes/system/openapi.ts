@@ -5,9 +5,10 @@ import { applicationRoutes } from "../applications";
 import { authenticationRoutes } from "../authentication";
 import { documentRoutes } from "../documents";
 import { notificationRoutes } from "../notifications";
-import { notificationWebhook } from "../notifications/webhook";
+import { authorizationExpiringWebhook, notificationWebhook } from "../notifications/webhook";
 import { orderRoutes } from "../orders";
 import { refundRoutes } from "../refunds";
+import { sandboxRoutes } from "../sandbox";
 import { docsPage } from "./docs";
 import { systemRoutes } from "./index";
 
@@ -40,6 +41,7 @@ const OPENAPI = {
     { name: "Documents", description: "Files kept with returns, for their owner." },
     { name: "Notifications", description: "The delivery log, resending, replaying, and the signing secret." },
     { name: "System", description: "Health of the service." },
+    { name: "Sandbox", description: "Only where the service runs as a sandbox: time, moved on demand." },
   ],
 };
 
@@ -56,6 +58,7 @@ const DOCUMENTED = [
   ...refundRoutes,
   ...notificationRoutes,
   ...documentRoutes,
+  ...sandboxRoutes,
 ];
 
 let registry: ReturnType<typeof router> | undefined;
@@ -67,6 +70,7 @@ export function openApiDocument() {
     for (const routes of DOCUMENTED) registry.route("/", routes);
     registerOpenApiComponents(registry);
     registry.openAPIRegistry.registerWebhook(notificationWebhook);
+    registry.openAPIRegistry.registerWebhook(authorizationExpiringWebhook);
   }
   return registry.getOpenAPI31Document(OPENAPI);
 }

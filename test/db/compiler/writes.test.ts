@@ -115,6 +115,9 @@ describe("updateWhere", () => {
             duplicate_fingerprint: 0,
             created_at: 0,
             updated_at: 0,
+            // The customer's deadline follows the creation time.
+            expires_at: 0,
+            next_due_at: 0,
           }).replaceAll(id, "ID"),
         );
       expect(strip(b, ids[1]!)).toEqual(strip(a, ids[0]!));
