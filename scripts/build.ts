@@ -4,9 +4,9 @@
  * runtime's target and export conditions) with code splitting: each route group is imported on the
  * first request to its paths (src/http/lazy-routes.ts), so each becomes modules of its own, zod and
  * the routes' schemas among them, and a cold isolate compiles and evaluates only the entry: Hono, the
- * middleware chain and the rate-limit object (125 KB of 1.2 MB); the build fails if that start would
+ * middleware chain and the rate-limit object, a small part of the build; the build fails if that start would
  * load more (`NOT_AT_STARTUP`). As one bundle the runtime compiles all of it at startup and esbuild
- * declares every module's namespace there (zod's 850 getters), lazy modules included. The tests import
+ * declares every module's namespace there (zod's among them), lazy modules included (bench/tried.md). The tests import
  * the sources (vitest.config.ts) and need no build.
  *
  * `--entry` and `--outdir` build another entry the same way (the benchmark's startup variants).
@@ -70,7 +70,7 @@ const { metafile } = await build({
   conditions: ["workerd", "worker", "browser"],
   external: ["cloudflare:*", "node:*"],
   // Unlike wrangler's default (its `keep_names`): a `__name()` call per function and class at module
-  // evaluation was a quarter of the entry's startup (4.0 → 3.1 ms, bench/tried.md). Nothing here reads
+  // evaluation was a large share of the entry's startup (bench/tried.md). Nothing here reads
   // a function's name; esbuild renames only on a clash between modules.
   keepNames: false,
   // Where wrangler.toml's rule finds them (.mjs: ES modules for wrangler and workerd alike).
