@@ -41,7 +41,7 @@ async function start(port: number): Promise<ChildProcess> {
   child.stdout?.pipe(log);
   child.stderr?.pipe(log);
   for (const deadline = Date.now() + 120_000; Date.now() < deadline; await sleep(300)) {
-    if (child.exitCode !== null) break;
+    if (child.exitCode !== null || child.signalCode !== null) break;
     const health = await fetch(`http://127.0.0.1:${port}/v1/health`).catch(() => undefined);
     if (health?.status === 200) return child;
   }
@@ -49,11 +49,12 @@ async function start(port: number): Promise<ChildProcess> {
 }
 
 async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.pid === undefined) return;
+  const ended = () => child.exitCode !== null || child.signalCode !== null;
+  if (ended() || child.pid === undefined) return;
   const exited = new Promise((resolve) => child.once("exit", resolve));
   process.kill(-child.pid, "SIGTERM");
   await Promise.race([exited, sleep(10_000)]);
-  if (child.exitCode === null) process.kill(-child.pid, "SIGKILL");
+  if (!ended()) process.kill(-child.pid, "SIGKILL");
 }
 
 /** Three loops of list reads as the demo partner, each with its own token, until `stop()`. */
