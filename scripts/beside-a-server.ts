@@ -4,8 +4,9 @@
  * reads meet no 429, and answers with the count of each status:
  *
  *   npx tsx scripts/beside-a-server.ts operators     three loops of `GET /financing/v1/applications?limit=1`
- *                                                    while `npm run partner:create` runs 10 times and
- *                                                    `npm run partner:secret -- --rotate` 10 times
+ *                                                    while `npm run partner:create`, then
+ *                                                    `partner:secret -- --rotate`, then
+ *                                                    `partner:quota -- --set` run 10 times each
  *   npx tsx scripts/beside-a-server.ts two-servers   the same loops against one server while a second
  *                                                    one is stopped and started again 3 times, and a
  *                                                    deploy dry run builds
@@ -132,8 +133,17 @@ async function operators(): Promise<boolean> {
     for (let n = 0; n < 10; n++) {
       rotated.push(await npm(["partner:secret", "--", "--username", `beside-${stamp}-${n}`, "--rotate"]));
     }
+    const quotas = [];
+    for (let n = 0; n < 10; n++) {
+      quotas.push(await npm(["partner:quota", "--", "--username", `beside-${stamp}-${n}`, "--set", "2GiB"]));
+    }
     const readsOk = reads("reads beside the commands", await loops.stop());
-    return commands("partner:create", created) && commands("partner:secret --rotate", rotated) && readsOk;
+    return [
+      commands("partner:create", created),
+      commands("partner:secret --rotate", rotated),
+      commands("partner:quota --set", quotas),
+      readsOk,
+    ].every(Boolean);
   } finally {
     await stop(server);
   }
