@@ -16,20 +16,11 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { createWriteStream, mkdtempSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { DEMO } from "./lib";
+import { DEMO, freePort } from "./lib";
 
 const logs = mkdtempSync(path.join(tmpdir(), "beside-a-server-"));
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** `npm start` on `port`, in its own process group (so that stopping it stops wrangler and workerd). */
 async function start(port: number): Promise<ChildProcess> {

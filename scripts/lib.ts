@@ -1,6 +1,7 @@
 /** Shared by the operator scripts: wrangler invocation, local secrets, partner records. */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
 import path from "node:path";
 import { hashPassword, sealSecret } from "../src/auth/crypto";
 import { newId } from "../src/ids";
@@ -152,4 +153,13 @@ VALUES (${values.join(", ")}, ${Date.now()}) ON CONFLICT (username) ${
   previous_signing_secret_expires_at = NULL, older_signing_secret_ciphertext = NULL, older_signing_secret_expires_at = NULL`
       : "DO NOTHING"
   };`;
+}
+
+/** A loopback port nobody listens on now, as the system hands it out (for the scripts' own servers). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }

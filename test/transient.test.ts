@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { isTransient, READ_RETRY_DELAYS_MS, retryAfterSeconds } from "../src/transient";
 import { call, json, signIn } from "./support/api";
-import { applicationCount, applicationRequest, createApplication } from "./support/factories";
+import { createApplication } from "./support/factories";
 import { faultyD1, PLATFORM_ERRORS } from "./support/faults";
 
 const attempts = READ_RETRY_DELAYS_MS.length + 1;
@@ -57,20 +57,5 @@ describe("a busy database, met by a request", () => {
     expect(d1.state.executions).toBe(attempts);
     const lines = warn.mock.calls.map(([line]) => JSON.parse(String(line)));
     expect(lines).toContainEqual(expect.objectContaining({ level: "warn", requestId: body.requestId }));
-  });
-
-  it("a write that meets it is 503 and not retried: nothing stored, safe to retry with its key", async () => {
-    vi.spyOn(console, "warn").mockImplementation(() => {});
-    const { partner, token } = await signIn();
-    const d1 = faultyD1(1, PLATFORM_ERRORS.databaseBusy);
-    const res = await call("POST", "/financing/v1/applications", {
-      token,
-      body: applicationRequest(),
-      vars: { DB: d1.DB },
-    });
-    expect(res.status).toBe(503);
-    expect(res.headers.get("Retry-After")).toBe("1");
-    expect(d1.state.executions).toBe(1);
-    expect(await applicationCount(partner.id)).toBe(0);
   });
 });
