@@ -15,15 +15,19 @@
  * (`beside-<time>-<n>`) stay in the local database.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { createWriteStream, mkdtempSync } from "node:fs";
+import { createWriteStream, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { DEMO, freePort } from "./lib";
 
 const logs = mkdtempSync(path.join(tmpdir(), "beside-a-server-"));
 
+/** The ports of the servers started, whose build folders (dist/dev-<port>) go at the end. */
+const ports = new Set<number>();
+
 /** `npm start` on `port`, in its own process group (so that stopping it stops wrangler and workerd). */
 async function start(port: number): Promise<ChildProcess> {
+  ports.add(port);
   const log = createWriteStream(path.join(logs, `server-${port}.log`), { flags: "a" });
   const child = spawn("npm", ["start", "--", "--port", String(port), "--var", "RATE_LIMIT_REQUESTS:100000000"], {
     detached: true,
@@ -169,5 +173,6 @@ if (!mode) {
   process.exit(2);
 }
 const ok = await mode();
+for (const port of ports) rmSync(`dist/dev-${port}`, { recursive: true, force: true });
 console.log(`${ok ? "ok" : "FAILED"} (server logs: ${logs})`);
 process.exit(ok ? 0 : 1);
