@@ -45,7 +45,7 @@ describe("a busy database, met by a request", () => {
     expect(d1.state.executions).toBe(attempts);
   });
 
-  it("a read that stays busy is 503 with Retry-After, in the envelope, after the bounded attempts, and a warning", async () => {
+  it("a read that stays busy is 503 with Retry-After, in the envelope, after the bounded attempts, logged with its cause", async () => {
     const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
     const { token } = await signIn();
     const d1 = faultyD1(100, PLATFORM_ERRORS.databaseBusy);
@@ -55,7 +55,9 @@ describe("a busy database, met by a request", () => {
     const body = await json(res);
     expect(body).toMatchObject({ error: "service_unavailable", requestId: res.headers.get("X-Request-Id") });
     expect(d1.state.executions).toBe(attempts);
-    const lines = warn.mock.calls.map(([line]) => JSON.parse(String(line)));
-    expect(lines).toContainEqual(expect.objectContaining({ level: "warn", requestId: body.requestId }));
+    // Logged as a warning with its cause: D1's message and code, under Drizzle's wrapping of the query.
+    const line = warn.mock.calls.map(([text]) => JSON.parse(String(text))).find((l) => l.requestId === body.requestId);
+    expect(line).toMatchObject({ level: "warn", message: "transient failure, answered 503" });
+    expect(JSON.stringify(line.error)).toContain("database is locked: SQLITE_BUSY");
   });
 });
