@@ -8,6 +8,7 @@
  * - `--revoke`: every earlier secret stops signing at once (one leaked); only the new one signs.
  *
  * The pepper: locally the one in .dev.vars; with --remote, AUTH_PEPPER must be set in the environment.
+ * Locally it works beside a running `npm start` (scripts/lib.ts: `wrangler`).
  */
 import { parseArgs } from "node:util";
 import { newSigningSecret, sealSecret } from "../src/auth/crypto";
@@ -61,14 +62,17 @@ try {
     if (!planned.ok) throw new Error(planned.problems.map((p) => p.message).join("; "));
     after = planned.value;
   }
-  // Only if no rotation came in between (the current secret is still the one read).
+  // Only if no rotation came in between (the current secret is still the one read), or if this very
+  // statement already landed: a local command met by a busy database runs again (scripts/lib.ts), and an
+  // attempt may fail after its change was committed.
   const updated = query(
     `UPDATE partners SET signing_secret_ciphertext = ${literal(after.current)},
        previous_signing_secret_ciphertext = ${literal(after.previous?.sealed)},
        previous_signing_secret_expires_at = ${literal(after.previous?.expiresAt)},
        older_signing_secret_ciphertext = ${literal(after.older?.sealed)},
        older_signing_secret_expires_at = ${literal(after.older?.expiresAt)}
-     WHERE ${where} AND signing_secret_ciphertext IS ${literal(before.current)} RETURNING id;`,
+     WHERE ${where} AND (signing_secret_ciphertext IS ${literal(before.current)} OR signing_secret_ciphertext = ${literal(sealed)})
+     RETURNING id;`,
   );
   if (updated.length === 0) throw new Error("the secret changed meanwhile (another rotation); run the command again");
   console.log(JSON.stringify({ username: values.username, signingSecret }));

@@ -19,8 +19,8 @@ export interface Aggregate {
 /**
  * The application's columns that presenting it reads (src/routes/applications/present.ts). Reads that
  * only present (GET, the list) select these and no more: no filter copies, fingerprint or version
- * through D1, its result conversion and the row mapper (16 % fewer bytes per application; list pages
- * about 5 % less CPU, bench/tried.md). Writes read the whole row: their guard needs the version.
+ * through D1, its result conversion and the row mapper (measured in bench/tried.md, "reads select what
+ * they present"). Writes read the whole row: their guard needs the version.
  */
 const PRESENTED = {
   id: true,

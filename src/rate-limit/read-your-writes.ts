@@ -5,8 +5,8 @@ import { limiter, tokenSubject } from "./client";
 
 /**
  * The D1 session module, imported by the first partner request rather than at the Worker's startup: its
- * AsyncLocalStorage is the runtime's `node:async_hooks`, whose import was a tenth of the startup's CPU
- * (bench/tried.md). A cold isolate's first request that uses the database imports it with its route
+ * AsyncLocalStorage is the runtime's `node:async_hooks`, whose import was a measurable share of the
+ * startup's CPU (bench/tried.md). A cold isolate's first request that uses the database imports it with its route
  * group and Drizzle anyway, so the import leaves the startup without adding to a first request. Kept
  * once loaded, so later requests do not wait on an import.
  */

@@ -76,9 +76,10 @@ const updates = new WeakMap<
 /**
  * An update of the row(s) whose `match` columns equal the given values, as a D1 statement for a batch:
  * Drizzle's SQL built once per table and shape with a placeholder per value, then only bound per
- * request (Drizzle building the updates of a write's batch was 8 % of sending an order). As Drizzle's
- * own update: a column left undefined in `set` is not set, null sets NULL, every other value is encoded
- * by its column (JSON, booleans). Checked against Drizzle's update in test/db/client.test.ts.
+ * request (Drizzle building the updates of a write's batch showed in sending an order's profile,
+ * bench/tried.md, "send and refund"). As Drizzle's own update: a column left undefined in `set` is not
+ * set, null sets NULL, every other value is encoded by its column (JSON, booleans). Checked against
+ * Drizzle's update in test/db/client.test.ts.
  */
 export function updateWhere<T extends SQLiteTable>(
   db: Database,

@@ -5,7 +5,7 @@ import { getApplication } from "./get";
 import { listApplications } from "./list";
 import { precheck } from "./precheck";
 
-/** The applications group's routers (src/routes/groups.ts loads it on the first request to its paths). */
+/** The applications group's routers (`ROUTE_GROUPS` in src/app.ts loads it on the first request to its paths). */
 export const applicationRoutes = [
   createApplication,
   listApplications,

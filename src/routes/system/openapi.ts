@@ -47,7 +47,7 @@ const OPENAPI = {
 
 /**
  * Every documented router, in the document's order. The app loads these groups only when a request
- * needs one (src/routes/groups.ts); the document needs them all, so it imports them here, and only a
+ * needs one (`ROUTE_GROUPS` in src/app.ts); the document needs them all, so it imports them here, and only a
  * request for the document (or `npm run openapi`) evaluates this module.
  */
 const DOCUMENTED = [
