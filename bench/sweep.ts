@@ -5,8 +5,8 @@
  * so the lapses' notifications are enqueued and never sent.
  */
 import type { Miniflare } from "miniflare";
-import { cpuBetween, cpuSnapshot, drain } from "./cpu";
 import { log } from "./config";
+import { cpuBetween, cpuSnapshot, drain } from "./cpu";
 
 export interface SweepResult {
   applications: number;
