@@ -27,8 +27,11 @@ const NODE_TESTS = [
   "test/auth/gateway-token.test.ts",
   "test/clock.test.ts",
   "test/config.test.ts",
+  "test/db/compiler/index.test.ts",
   "test/gateway/format.test.ts",
   "test/http/security-headers.test.ts",
+  "test/log.test.ts",
+  "test/notifications/message.test.ts",
 ];
 /**
  * Every package (and subpath) that src/ and test/ import, for vitest to bundle once per run with
@@ -90,6 +93,9 @@ export default defineConfig({
                 REQUIRE_HTTPS: "false",
                 // High enough never to interfere; rate-limit tests override the quota per request.
                 RATE_LIMIT_REQUESTS: "1000000",
+                // The tests run as a sandbox (the e-mail scenarios, advance-time), as `npm start` does; the
+                // tests of production's defaults turn it off per request.
+                SANDBOX: "true",
                 TEST_MIGRATIONS: migrations as never,
               },
               // Notifications go to a queue nobody consumes: the tests hand each message to the consumer

@@ -4,7 +4,7 @@
  * is typed from the document; `npm test` type-checks this file, and the browser test job runs it
  * against a local service. Run it yourself against `npm start`:
  *
- *   npm run example:client            # BASE=http://127.0.0.1:8787, the demo partner
+ *   npm run example:client            # against $BASE (http://127.0.0.1:8787 unset), as the demo partner
  */
 import createClient from "openapi-fetch";
 import type { paths } from "../generated/api";
@@ -67,13 +67,24 @@ export async function partnerFlow(base: string, login: { username: string; passw
   const applicationId = created.data.id;
   const path = { applicationId };
 
-  // The customer's confirm at the gateway: the page's form, posted as a browser would.
+  // The customer's confirm at the gateway: the page's form, posted as a browser would, with its hidden
+  // `offer` token (a confirm decides only the offer the page showed).
+  const page = await (await fetch(created.data.gatewayRedirectUrl)).text();
+  const offer = /name="offer" value="([^"]*)"/.exec(page)?.[1] ?? "";
   const decided = await fetch(created.data.gatewayRedirectUrl, {
     method: "POST",
-    body: new URLSearchParams({ action: "confirm" }),
+    body: new URLSearchParams({ offer, action: "confirm" }),
     redirect: "manual",
   });
   if (decided.status !== 303) throw problem("gateway", decided.status);
+
+  // Approved goods not yet sent stay financed until `expiresAt` (28 days); a shop that needs longer
+  // extends the authorization (up to 180 days after approval) before it lapses.
+  const extended = await api.PUT("/financing/v1/applications/{applicationId}/authorization/extend", {
+    headers,
+    params: { path },
+  });
+  if (!extended.data?.expiresAt) throw problem("extend", extended.error);
 
   const sent = await api.PUT("/financing/v1/applications/{applicationId}/order/send", {
     headers,
@@ -125,9 +136,21 @@ export async function partnerFlow(base: string, login: { username: string; passw
   } satisfies FlowResult;
 }
 
-// Run directly: against BASE (npm start's address by default) as the demo partner.
+// Run directly: against BASE as the demo partner, with RECEIVER as the shop (its notification endpoint);
+// the README's quick start exports both. A failure names the step, or says that BASE does not answer.
 if (import.meta.url === `file://${process.argv[1]}`) {
   const base = process.env.BASE ?? "http://127.0.0.1:8787";
-  const result = await partnerFlow(base, { username: "demo", password: "demo-password" }, "http://127.0.0.1:4000");
-  console.log(JSON.stringify(result, null, 2));
+  const shop = process.env.RECEIVER ?? "http://127.0.0.1:4000";
+  try {
+    const result = await partnerFlow(base, { username: "demo", password: "demo-password" }, shop);
+    console.log(JSON.stringify(result, null, 2));
+  } catch (error) {
+    const { message, cause } = error as Error & { cause?: Error };
+    console.error(
+      cause
+        ? `example:client: no answer from BASE=${base} (${cause.message}); is npm start serving there?`
+        : `example:client failed at ${message}`,
+    );
+    process.exit(1);
+  }
 }

@@ -1,26 +1,44 @@
 /**
  * The Worker's build: `wrangler dev` and `wrangler deploy` run it (wrangler.toml's [build]) and upload
- * what it writes to dist/worker as it is (`no_bundle`). It is wrangler's own bundling (esbuild, the
- * runtime's target and export conditions) with code splitting: each route group is imported on the
- * first request to its paths (src/http/lazy-routes.ts), so each becomes modules of its own, zod and
- * the routes' schemas among them, and a cold isolate compiles and evaluates only the entry: Hono, the
- * middleware chain and the rate-limit object (125 KB of 1.2 MB); the build fails if that start would
- * load more (`NOT_AT_STARTUP`). As one bundle the runtime compiles all of it at startup and esbuild
- * declares every module's namespace there (zod's 850 getters), lazy modules included. The tests import
- * the sources (vitest.config.ts) and need no build.
+ * what it writes as it is (`no_bundle`). It is wrangler's own bundling (esbuild, the runtime's target
+ * and export conditions) with code splitting: each route group is imported on the first request to its
+ * paths (src/http/lazy-routes.ts), so each becomes modules of its own, zod and the routes' schemas
+ * among them, and a cold isolate compiles and evaluates only the entry: Hono, the middleware chain and
+ * the rate-limit object, a small part of the build; the build fails if that start would load more
+ * (`NOT_AT_STARTUP`). As one bundle the runtime compiles all of it at startup and esbuild declares every
+ * module's namespace there (zod's among them), lazy modules included (bench/tried.md). The tests
+ * import the sources (vitest.config.ts) and need no build.
  *
- * `--entry` and `--outdir` build another entry the same way (the benchmark's startup variants).
+ * Where: `--outdir`, else WORKER_BUILD_DIR (each `npm start` builds into a folder of its own, see
+ * scripts/start.ts), else dist/worker, wrangler.toml's `main`. A folder is replaced whole, in one
+ * rename, by a build written beside it, so a server or an upload reading it never sees half a build.
+ *
+ * Once: a folder whose inputs (every file esbuild read, and this script) are unchanged since it was
+ * built is left as it is. `wrangler dev` 4.86 runs the build twice when it starts (once to find the
+ * entry, again when its watcher of src/ is ready, logging "The file src changed" although nothing did:
+ * workers-sdk#7934), so the second run costs a hash of the inputs instead of a build.
+ *
+ * The OpenAPI document is written first (scripts/openapi-artefact.ts), from the same sources: it is one
+ * of the build's inputs, served as it is.
+ *
+ * `--entry` builds another entry the same way (the benchmark's startup variants).
  */
-import { rmSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { build, type Metafile } from "esbuild";
+import { writeOpenApiArtefacts } from "./openapi-artefact";
 
 const root = path.join(import.meta.dirname, "..");
 const { values: args } = parseArgs({
-  options: { entry: { type: "string", default: "src/index.ts" }, outdir: { type: "string", default: "dist/worker" } },
+  options: { entry: { type: "string", default: "src/index.ts" }, outdir: { type: "string" } },
 });
-const outdir = path.resolve(root, args.outdir);
+const outdir = path.resolve(root, args.outdir ?? process.env.WORKER_BUILD_DIR ?? "dist/worker");
+const shown = path.relative(root, outdir);
+/** What the folder was built from: the entry, and a hash of each input's content. */
+const STAMP = ".build-inputs.json";
+const THIS_SCRIPT = path.relative(root, import.meta.filename);
 
 /**
  * What the Worker's start must not load: the route groups and what only they need (zod, Drizzle, the
@@ -55,11 +73,40 @@ function loadedAtStartup(metafile: Metafile, entry: string): string[] {
   return [...loaded];
 }
 
-rmSync(outdir, { recursive: true, force: true });
+/** The inputs' hashes as the stamp records them: the same entry, files and contents give the same string. */
+function fingerprint(entry: string, inputs: string[]): string | undefined {
+  const hash = createHash("sha256").update(entry);
+  for (const input of [...inputs].sort()) {
+    const file = path.join(root, input);
+    if (!existsSync(file)) return undefined;
+    hash.update(`\0${input}\0`).update(readFileSync(file));
+  }
+  return hash.digest("hex");
+}
+
+/** Whether `outdir` holds the build of these very inputs. */
+function upToDate(): boolean {
+  const stamp = path.join(outdir, STAMP);
+  if (!existsSync(stamp)) return false;
+  const built = JSON.parse(readFileSync(stamp, "utf8")) as { entry: string; inputs: string[]; fingerprint: string };
+  return built.entry === args.entry && fingerprint(built.entry, built.inputs) === built.fingerprint;
+}
+
+if (upToDate()) {
+  console.log(`${shown}: up to date (its inputs are unchanged since it was built), not rebuilt`);
+  process.exit(0);
+}
+
+const started = performance.now();
+// What `GET /openapi.json` serves, from the code being built: the Worker never builds the document.
+writeOpenApiArtefacts();
+// Written beside the folder, then swapped in: the same depth, so the source maps' paths hold.
+const next = `${outdir}.next-${process.pid}`;
+rmSync(next, { recursive: true, force: true });
 const { metafile } = await build({
   absWorkingDir: root,
   entryPoints: [args.entry],
-  outdir,
+  outdir: next,
   bundle: true,
   splitting: true,
   format: "esm",
@@ -70,7 +117,7 @@ const { metafile } = await build({
   conditions: ["workerd", "worker", "browser"],
   external: ["cloudflare:*", "node:*"],
   // Unlike wrangler's default (its `keep_names`): a `__name()` call per function and class at module
-  // evaluation was a quarter of the entry's startup (4.0 → 3.1 ms, bench/tried.md). Nothing here reads
+  // evaluation was a large share of the entry's startup (bench/tried.md). Nothing here reads
   // a function's name; esbuild renames only on a clash between modules.
   keepNames: false,
   // Where wrangler.toml's rule finds them (.mjs: ES modules for wrangler and workerd alike).
@@ -94,6 +141,25 @@ if (args.entry === "src/index.ts") {
       `The Worker's start would load ${[...misplaced].join(", ")}. Import it where it is first used ` +
         "(await import(), as src/app.ts loads the route groups), not from the entry or the middleware chain.",
     );
+    rmSync(next, { recursive: true, force: true });
     process.exit(1);
   }
 }
+
+const inputs = [...Object.keys(metafile.inputs), THIS_SCRIPT, "node_modules/esbuild/package.json"];
+const stamp = { entry: args.entry, inputs, fingerprint: fingerprint(args.entry, inputs) };
+writeFileSync(path.join(next, STAMP), `${JSON.stringify(stamp)}\n`);
+// Another build of the same folder may swap in between: move whatever is there aside, until ours lands.
+for (let attempt = 0; ; attempt++) {
+  const previous = `${outdir}.old-${process.pid}-${attempt}`;
+  if (existsSync(outdir)) renameSync(outdir, previous);
+  try {
+    renameSync(next, outdir);
+    break;
+  } catch (error) {
+    if (attempt >= 5) throw error;
+  } finally {
+    rmSync(previous, { recursive: true, force: true });
+  }
+}
+console.log(`${shown}: built in ${Math.round(performance.now() - started)} ms`);

@@ -89,9 +89,18 @@ examples.createApplicationRequest = create;
 const created = await call("POST", "/financing/v1/applications", create, accessToken);
 const gateway = created.gatewayRedirectUrl as string;
 examples.createdApplication = created;
-await fetch(gateway, { method: "POST", body: new URLSearchParams({ action: "confirm" }), redirect: "manual" });
+// The form as a browser posts it, with its hidden offer token (a confirm decides only the offer shown).
+const offer = /name="offer" value="([^"]*)"/.exec(await (await fetch(gateway)).text())?.[1] ?? "";
+await fetch(gateway, { method: "POST", body: new URLSearchParams({ offer, action: "confirm" }), redirect: "manual" });
 
 const app = `/financing/v1/applications/${created.id}`;
+examples.extendedApplication = await call("PUT", `${app}/authorization/extend`, undefined, accessToken);
+examples.precheckRequest = {
+  totalPrice: { amount: 2400000, currency: "CZK" },
+  customer: { email: "jana.novakova@example.com" },
+};
+examples.precheckResult = await call("POST", "/financing/v1/precheck", examples.precheckRequest, accessToken);
+examples.advanceTimeRequest = { seconds: 2419200 };
 examples.sendRequest = {
   items: [{ code: "KB-01", quantity: 1 }],
   sentDate: "2026-11-23",

@@ -1,15 +1,16 @@
 /**
  * `npm run example:receiver`: a partner's notification endpoint, as small as it can be, verifying every
- * notification with the `standardwebhooks` library before trusting it. It listens on
- * http://127.0.0.1:4000/notifications (PORT to change it) and uses the local demo partner's secret
- * unless WEBHOOK_SECRET is set. Point an application's `merchantUrls.notificationEndpoint` at it while
- * `npm start` runs (loopback endpoints are accepted there, where HTTPS is not required).
+ * notification with the `standardwebhooks` library before trusting it. It listens where RECEIVER says
+ * (the README's quick start exports it; http://127.0.0.1:4000 by default), on the path /notifications,
+ * and uses the local demo partner's secret unless WEBHOOK_SECRET is set. Point an application's
+ * `merchantUrls.notificationEndpoint` at `$RECEIVER/notifications` while `npm start` runs (loopback
+ * endpoints are accepted there, where HTTPS is not required).
  */
 import { createServer } from "node:http";
 import { Webhook } from "standardwebhooks";
 import { DEMO } from "./lib";
 
-const port = Number(process.env.PORT ?? 4000);
+const receiver = new URL(process.env.RECEIVER ?? "http://127.0.0.1:4000");
 const webhook = new Webhook(process.env.WEBHOOK_SECRET ?? DEMO.signingSecret);
 
 const server = createServer((req, res) => {
@@ -37,6 +38,10 @@ const server = createServer((req, res) => {
   });
 });
 
-server.listen(port, "127.0.0.1", () => {
-  console.log(`Receiving notifications on http://127.0.0.1:${port}/notifications`);
+server.on("error", (error) => {
+  console.error(`example:receiver cannot listen at ${receiver.origin} (RECEIVER): ${error.message}`);
+  process.exit(1);
+});
+server.listen(Number(receiver.port || 80), receiver.hostname, () => {
+  console.log(`Receiving notifications on ${receiver.origin}/notifications`);
 });

@@ -1,23 +1,70 @@
 /** Shared by the operator scripts: wrangler invocation, local secrets, partner records. */
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import path from "node:path";
 import { hashPassword, sealSecret } from "../src/auth/crypto";
 import { newId } from "../src/ids";
 
 export const DEV_VARS = ".dev.vars";
 const WRANGLER = ["exec", "--", "wrangler"];
 
-/** Runs wrangler non-interactively (CI=true skips its confirmation prompts); throws on failure. */
+/**
+ * What a local D1 command prints when the database was busy: a running `npm start` is another process
+ * with its own SQLite connection to the same file, and workerd's SQLite answers SQLITE_BUSY at once
+ * rather than waiting for the lock (inside the server the same failure reaches the Worker as D1's
+ * "internal error", see src/transient.ts). The lock is held for milliseconds, so the command is run again.
+ */
+const BUSY = /SQLITE_BUSY|internal error; reference = /;
+/** Pauses before each new attempt of a busy local command (milliseconds): about 10 s in all. */
+const BUSY_RETRY_DELAYS_MS = [100, 200, 400, 800, 1600, 3200, 3200];
+
+/**
+ * Runs wrangler non-interactively (CI=true skips its confirmation prompts); throws on failure. A local
+ * D1 command that found the database busy is run again (BUSY): every local command here is written to
+ * be run twice (the partner scripts check what a previous attempt did), since a command can fail after
+ * its change was committed.
+ */
 export function wrangler(args: string[], options: { quiet?: boolean } = {}): string {
-  const result = spawnSync("npm", [...WRANGLER, ...args], {
-    encoding: "utf8",
-    env: { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false" },
-    stdio: options.quiet ? ["ignore", "pipe", "pipe"] : ["ignore", "inherit", "inherit"],
-  });
-  if (result.status !== 0) {
-    throw new Error(`wrangler ${args[0]} ${args[1] ?? ""} failed${options.quiet ? `:\n${result.stderr}` : ""}`);
+  const local = args[0] === "d1" && args.includes("--local");
+  for (let attempt = 0; ; attempt++) {
+    const result = spawnSync("npm", [...WRANGLER, ...args], {
+      encoding: "utf8",
+      env: { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const delay = BUSY_RETRY_DELAYS_MS[attempt];
+    if (result.status !== 0 && local && delay !== undefined && BUSY.test(`${result.stdout}${result.stderr}`)) {
+      console.error(`wrangler ${args[0]} ${args[1]}: the local database was busy (a running server's lock); again`);
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, delay);
+      continue;
+    }
+    if (!options.quiet || result.status !== 0) {
+      process.stdout.write(result.stdout);
+      process.stderr.write(result.stderr);
+    }
+    if (result.status !== 0) throw new Error(`wrangler ${args[0]} ${args[1] ?? ""} failed`);
+    return result.stdout;
   }
-  return result.stdout ?? "";
+}
+
+/**
+ * Applies the migrations to the local database (wrangler's default state, or `persistTo`), unless it
+ * already has every one: a list of the applied files kept beside the database (deleting the state
+ * deletes it too). Applying nothing still starts a local runtime on the database: seconds of work, and
+ * one more holder of its lock beside a running server.
+ */
+export function applyLocalMigrations(options: { quiet?: boolean; persistTo?: string } = {}): void {
+  const where = options.persistTo ? ["--persist-to", options.persistTo] : [];
+  const applied = path.join(options.persistTo ?? ".wrangler/state", "v3/d1/applied-migrations.txt");
+  const files = `${readdirSync("migrations")
+    .filter((f) => f.endsWith(".sql"))
+    .sort()
+    .join("\n")}\n`;
+  if (existsSync(applied) && readFileSync(applied, "utf8") === files) return;
+  wrangler(["d1", "migrations", "apply", "DB", "--local", ...where], options);
+  mkdirSync(path.dirname(applied), { recursive: true });
+  writeFileSync(applied, files);
 }
 
 /**
@@ -36,17 +83,21 @@ export function readDevVars(): Record<string, string> {
   return vars;
 }
 
-/** Local development only: a random pepper kept in the git-ignored .dev.vars, and plain http allowed. */
+/**
+ * Local development only: a random pepper kept in the git-ignored .dev.vars, plain http allowed, and
+ * the sandbox on (its e-mail scenarios and advance-time; deployed, SANDBOX is off unless set).
+ */
 export function ensureDevVars(): Record<string, string> {
   const vars = readDevVars();
-  if (!vars.AUTH_PEPPER || vars.REQUIRE_HTTPS === undefined) {
+  if (!vars.AUTH_PEPPER || vars.REQUIRE_HTTPS === undefined || vars.SANDBOX === undefined) {
     const pepper = vars.AUTH_PEPPER ?? Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("hex");
     const lines = [
       "# Local development secrets and overrides, written by `npm start`. Never commit this file.",
       `AUTH_PEPPER="${pepper}"`,
       `REQUIRE_HTTPS="${vars.REQUIRE_HTTPS ?? "false"}"`,
+      `SANDBOX="${vars.SANDBOX ?? "true"}"`,
       ...Object.entries(vars)
-        .filter(([k]) => k !== "AUTH_PEPPER" && k !== "REQUIRE_HTTPS")
+        .filter(([k]) => k !== "AUTH_PEPPER" && k !== "REQUIRE_HTTPS" && k !== "SANDBOX")
         .map(([k, v]) => `${k}="${v}"`),
     ];
     writeFileSync(DEV_VARS, `${lines.join("\n")}\n`, { mode: 0o600 });
@@ -81,17 +132,23 @@ export function checkUsername(username: string): void {
 }
 
 /**
- * SQL that inserts the partner (or, with `replace`, resets an existing one's secrets). Every value is
- * either validated against USERNAME or produced by our own encoders (base64url, ULID), so it is safe
- * to inline into the statement that `wrangler d1 execute` runs.
+ * SQL that inserts the partner with the id given, unless its user name is taken (or, with `replace`,
+ * resets an existing one's secrets). Every value is either validated against USERNAME or produced by
+ * our own encoders (base64url, ULID), so it is safe to inline into the statement that
+ * `wrangler d1 execute` runs. Run twice, it changes nothing more.
  */
-export async function partnerSql(credentials: Credentials, pepper: string, replace: boolean): Promise<string> {
+export async function partnerSql(
+  credentials: Credentials,
+  pepper: string,
+  replace: boolean,
+  id: string = newId(),
+): Promise<string> {
   checkUsername(credentials.username);
   const passwordHash = await hashPassword(credentials.password, pepper);
   const apiKeyCiphertext = await sealSecret(credentials.apiKey, pepper, "api-key");
   const signingSecretCiphertext = await sealSecret(credentials.signingSecret, pepper, "signing-secret");
   const values = [
-    newId(),
+    id,
     credentials.username,
     credentials.username,
     passwordHash,
@@ -99,11 +156,20 @@ export async function partnerSql(credentials: Credentials, pepper: string, repla
     signingSecretCiphertext,
   ].map((v) => `'${v}'`);
   return `INSERT INTO partners (id, username, display_name, password_hash, api_key_ciphertext, signing_secret_ciphertext, created_at)
-VALUES (${values.join(", ")}, ${Date.now()})${
+VALUES (${values.join(", ")}, ${Date.now()}) ON CONFLICT (username) ${
     replace
-      ? ` ON CONFLICT (username) DO UPDATE SET password_hash = excluded.password_hash, api_key_ciphertext = excluded.api_key_ciphertext,
+      ? `DO UPDATE SET password_hash = excluded.password_hash, api_key_ciphertext = excluded.api_key_ciphertext,
   signing_secret_ciphertext = excluded.signing_secret_ciphertext, previous_signing_secret_ciphertext = NULL,
-  previous_signing_secret_expires_at = NULL`
-      : ""
+  previous_signing_secret_expires_at = NULL, older_signing_secret_ciphertext = NULL, older_signing_secret_expires_at = NULL`
+      : "DO NOTHING"
   };`;
+}
+
+/** A loopback port nobody listens on now, as the system hands it out (for the scripts' own servers). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }

@@ -4,11 +4,13 @@
  * hashed (password) and encrypted (API key, signing secret), so this is the only time they can be read.
  *
  * The pepper: locally the one in .dev.vars (written by `npm start`); with --remote, AUTH_PEPPER must be
- * set in the environment to the value of the deployed secret.
+ * set in the environment to the value of the deployed secret. Locally it works beside a running
+ * `npm start` (scripts/lib.ts: `wrangler`, `applyLocalMigrations`).
  */
 import { parseArgs } from "node:util";
 import { newSigningSecret, randomSecret } from "../src/auth/crypto";
-import { ensureDevVars, partnerSql, wrangler } from "./lib";
+import { newId } from "../src/ids";
+import { applyLocalMigrations, ensureDevVars, partnerSql, wrangler } from "./lib";
 
 const { values } = parseArgs({
   options: { username: { type: "string" }, remote: { type: "boolean", default: false } },
@@ -18,7 +20,7 @@ try {
   if (!values.username) throw new Error("usage: npm run partner:create -- --username NAME [--remote]");
   const pepper = values.remote ? process.env.AUTH_PEPPER : ensureDevVars().AUTH_PEPPER;
   if (!pepper) throw new Error("--remote needs AUTH_PEPPER in the environment (the deployed secret's value)");
-  if (!values.remote) wrangler(["d1", "migrations", "apply", "DB", "--local"], { quiet: true });
+  if (!values.remote) applyLocalMigrations({ quiet: true });
 
   const credentials = {
     username: values.username,
@@ -26,11 +28,18 @@ try {
     apiKey: randomSecret(32),
     signingSecret: newSigningSecret(),
   };
-  const sql = await partnerSql(credentials, pepper, false);
-  wrangler(["d1", "execute", "DB", values.remote ? "--remote" : "--local", "--command", sql], { quiet: true });
+  const id = newId();
+  // The insert leaves a taken user name alone; the select says whose it is, ours (even when an earlier
+  // attempt of this command committed it) or another partner's.
+  const sql = `${await partnerSql(credentials, pepper, false, id)}
+SELECT id FROM partners WHERE username = '${values.username}';`;
+  const out = wrangler(["d1", "execute", "DB", values.remote ? "--remote" : "--local", "--json", "--command", sql], {
+    quiet: true,
+  });
+  const owner = (JSON.parse(out) as { results: { id: string }[] }[]).at(-1)?.results[0]?.id;
+  if (owner !== id) throw new Error(`partner "${values.username}" already exists`);
   console.log(JSON.stringify(credentials));
 } catch (error) {
-  const message = error instanceof Error ? error.message : String(error);
-  console.error(/UNIQUE constraint failed/.test(message) ? `partner "${values.username}" already exists` : message);
+  console.error(error instanceof Error ? error.message : String(error));
   process.exit(1);
 }

@@ -10,7 +10,7 @@ import { ApiError, errorBody } from "./http/errors";
 import { idempotency } from "./http/idempotency";
 import { jsonBody } from "./http/json-body";
 import { ExtensibleRouter, mountOnFirstUse, type RouteGroup } from "./http/lazy-routes";
-import { logRequest, warnTransient } from "./http/log";
+import { logForRequest, logRequest } from "./http/log";
 import { securityHeaders } from "./http/security-headers";
 import { rateLimitAndSession } from "./rate-limit/client";
 import { readYourWrites } from "./rate-limit/read-your-writes";
@@ -37,7 +37,7 @@ export const ROUTE_GROUPS: RouteGroup[] = [
   },
   {
     name: "applications",
-    paths: new RegExp(`^/financing/v1/applications(/${ID}(/cancel)?)?/?$`),
+    paths: new RegExp(`^/financing/v1/(applications(/${ID}(/cancel|/authorization/extend)?)?/?|precheck)$`),
     load: async () => (await import("./routes/applications/index")).applicationRoutes,
   },
   {
@@ -61,6 +61,11 @@ export const ROUTE_GROUPS: RouteGroup[] = [
     load: async () => (await import("./routes/documents/index")).documentRoutes,
   },
   {
+    name: "sandbox",
+    paths: /^\/financing\/v1\/sandbox\//,
+    load: async () => (await import("./routes/sandbox/index")).sandboxRoutes,
+  },
+  {
     name: "gateway",
     paths: /^\/gateway\//,
     load: async () => [(await import("./gateway")).gateway],
@@ -68,7 +73,7 @@ export const ROUTE_GROUPS: RouteGroup[] = [
   {
     name: "reference",
     paths: /^\/(openapi\.json|docs)$/,
-    load: async () => (await import("./routes/system/openapi")).referenceRoutes,
+    load: async () => (await import("./routes/system/reference")).referenceRoutes,
   },
 ];
 
@@ -78,12 +83,16 @@ export function createApp() {
 
   app.use("*", drainUnreadBody);
   app.use("*", requestId());
+  app.use("*", async (c, next) => {
+    c.set("config", config(c.env));
+    await next();
+  });
   app.use("*", countBindings);
   app.use("*", logRequest);
   app.use("*", securityHeaders);
   app.use("*", rateLimitAndSession);
   app.use("*", async (c, next) => {
-    if (config(c.env).REQUIRE_HTTPS && new URL(c.req.url).protocol !== "https:") {
+    if (c.var.config.REQUIRE_HTTPS && new URL(c.req.url).protocol !== "https:") {
       throw new ApiError("https_required", "requests must use HTTPS");
     }
     await next();
@@ -110,7 +119,7 @@ export function createApp() {
       apiError = ApiError.of([{ code: "INVALID_REQUEST", message: err.message }]);
     } else if (isTransient(err)) {
       // The database or an object restarting or overloaded: the client can retry; reads were retried already.
-      warnTransient(c, err);
+      logForRequest(c, "warn", "transient failure, answered 503", err);
       apiError = new ApiError(
         "service_unavailable",
         "the service is briefly unavailable; retry after Retry-After seconds",
@@ -121,9 +130,7 @@ export function createApp() {
       );
     } else {
       // Anything else is our fault: log it with the request id, answer without internals.
-      console.error(
-        JSON.stringify({ level: "error", requestId: c.get("requestId"), message: err.message, stack: err.stack }),
-      );
+      logForRequest(c, "error", "request failed, answered 500", err);
       apiError = new ApiError("server_error", "internal error; quote the requestId when reporting it");
     }
     for (const [name, value] of Object.entries(apiError.headers)) c.header(name, value);

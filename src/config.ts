@@ -3,6 +3,7 @@
  * written in VARIABLES only: wrangler.toml sets none, so the deployed Worker, `npm start` and the
  * tests all start from these defaults and override what they must.
  */
+import type { DeadlinePolicy } from "./domain/deadlines";
 import type { UrlPolicy } from "./domain/url-safety";
 import type { NotificationMessage } from "./notifications/message";
 import type { RateLimiter } from "./rate-limit/durable-object";
@@ -101,6 +102,11 @@ const VARIABLES = {
   LOGIN_FAILURE_WINDOW_SECONDS: positiveInt(900),
   /** Failed logins per client address in the same window (shared offices and NAT get more room). */
   LOGIN_MAX_FAILURES_PER_ADDRESS: positiveInt(20),
+  /**
+   * Bytes a partner's rows may hold in the database every partner shares (src/db/storage.ts), unless an
+   * operator gave the partner a quota of its own (`npm run partner:quota`). Default 1 GiB.
+   */
+  STORAGE_QUOTA_BYTES: positiveInt(1024 * 1024 * 1024),
   /** After a rotation, how long the previous signing secret still signs notifications beside the new one. */
   SIGNING_SECRET_OVERLAP_SECONDS: positiveInt(86400),
   /** Highest financed total (minor units) the automatic decision approves, per type and currency (JSON). */
@@ -109,6 +115,21 @@ const VARIABLES = {
       raw ?? '{"DEFERRED_PAYMENT":{"CZK":5000000,"EUR":200000},"PAY_IN_THREE":{"CZK":10000000,"EUR":400000}}';
     return typeof json === "string" ? decisionLimits(json) : INVALID;
   },
+  /** How long the customer has to decide at the gateway (CONTRACT 6a). Default 72 hours. */
+  CUSTOMER_DECISION_TTL_SECONDS: positiveInt(72 * 3600),
+  /** How long an approval's authorization of goods not yet sent lasts, from approval or an extension. */
+  AUTHORIZATION_TTL_DAYS: positiveInt(28),
+  /** The latest an authorization may be extended to, in days after approval. */
+  AUTHORIZATION_MAX_DAYS: positiveInt(180),
+  /** How many days before an authorization's end its AUTHORIZATION_EXPIRING reminder is sent. */
+  AUTHORIZATION_REMINDER_DAYS: positiveInt(7),
+  /**
+   * Sandbox behaviour: the e-mail scenarios of the decision (+approve, +reject, +review,
+   * +review-reject) and POST /financing/v1/sandbox/…/advance-time. Off unless set: never in production.
+   */
+  SANDBOX: flag(false),
+  /** Sandbox: how long a manual review takes before it settles. */
+  SANDBOX_REVIEW_SECONDS: positiveInt(600),
   /** Secret: peppers password hashes and derives the key that encrypts API keys (at least 16 characters). */
   AUTH_PEPPER: (raw: unknown) => (typeof raw === "string" && raw.length >= 16 ? raw : INVALID),
   /** Benchmarks and tests only: responses report the D1 and Durable Object calls they made. */
@@ -147,6 +168,18 @@ export function config(env: Env): Config {
     cache.set(env, parsed);
   }
   return parsed;
+}
+
+const DAY_MS = 86_400_000;
+
+/** The deadlines of an application's life (src/domain/deadlines.ts). */
+export function deadlinePolicy(cfg: Config): DeadlinePolicy {
+  return {
+    customerDecisionMs: cfg.CUSTOMER_DECISION_TTL_SECONDS * 1000,
+    authorizationMs: cfg.AUTHORIZATION_TTL_DAYS * DAY_MS,
+    authorizationMaxMs: cfg.AUTHORIZATION_MAX_DAYS * DAY_MS,
+    reminderMs: cfg.AUTHORIZATION_REMINDER_DAYS * DAY_MS,
+  };
 }
 
 /** Where partner URLs may lead (src/domain/url-safety.ts). */

@@ -1,4 +1,4 @@
-import type { Env } from "./config";
+import type { Config, Env } from "./config";
 
 export interface Session {
   partnerId: string;
@@ -10,6 +10,8 @@ export type HonoEnv = {
   Bindings: Env;
   Variables: {
     requestId: string;
+    /** The Worker's variables, parsed (src/config.ts): set first, read by everything after. */
+    config: Config;
     /** Set by the session middleware when the bearer token is valid. */
     session?: Session;
     /** The D1 bookmark of the token's latest write (see rate-limit/read-your-writes.ts). */

@@ -1,6 +1,5 @@
 import { createApp } from "./app";
 import type { Env } from "./config";
-import { forgetExpiredKeys } from "./http/idempotency";
 
 export { RateLimiter } from "./rate-limit/durable-object";
 
@@ -10,9 +9,9 @@ const app = createApp();
 
 export default {
   fetch: app.fetch,
-  queue: async (batch, env) => (await import("./notifications/consumer")).consume(batch, env),
+  queue: async (batch, env, ctx) => (await import("./notifications/consumer")).consume(batch, env, ctx),
   scheduled: async (_controller, env, ctx) => {
-    const { sweep } = await import("./notifications/sweep");
-    ctx.waitUntil(Promise.all([sweep(env), forgetExpiredKeys(env)]));
+    const { runScheduled } = await import("./scheduled");
+    ctx.waitUntil(runScheduled(env));
   },
 } satisfies ExportedHandler<Env, unknown>;

@@ -1,9 +1,10 @@
 /**
  * Failures of D1 and Durable Objects that say "not now" rather than "never": the platform restarting
- * or moving a database or object, a lost connection, an overloaded object. Cloudflare lists them with
- * the recommended action "retry" (D1: developers.cloudflare.com/d1/observability/debug-d1/#error-list;
- * Durable Objects: …/durable-objects/observability/troubleshooting/), and Durable Object errors say so
- * themselves in `retryable` and `overloaded`. They are answered 503 with Retry-After, never 500.
+ * or moving a database or object, a lost connection, an overloaded object, a database busy with
+ * another connection's lock. Cloudflare lists them with the recommended action "retry" (D1:
+ * developers.cloudflare.com/d1/observability/debug-d1/#error-list; Durable Objects:
+ * …/durable-objects/observability/troubleshooting/), and Durable Object errors say so themselves in
+ * `retryable` and `overloaded`. They are answered 503 with Retry-After, never 500.
  */
 const TRANSIENT_MESSAGES = [
   "Network connection lost",
@@ -14,6 +15,24 @@ const TRANSIENT_MESSAGES = [
   "Durable Object storage operation exceeded timeout",
 ];
 
+/**
+ * SQLite's result code for a database whose lock another connection holds, with its extended codes
+ * (SQLITE_BUSY_RECOVERY, _SNAPSHOT, _TIMEOUT). The D1 binding's errors carry no code property (the
+ * runtime builds them as `new Error("D1_ERROR: " + message)`); the result code is the last word of the
+ * message SQLite's error becomes (`database is locked: SQLITE_BUSY`, `no such table: x: SQLITE_ERROR`),
+ * so the code is read there, never the prose before it.
+ */
+const BUSY = /^SQLITE_BUSY(_[A-Z]+)?$/;
+
+/**
+ * How the local runtime hands a Worker a busy database: when `wrangler d1 execute` or a second
+ * `npm start` holds the SQLite file's lock, miniflare's D1 object fails inside workerd's SQLite layer,
+ * and workerd gives JavaScript only its marker for a failure of the runtime itself, `internal error;
+ * reference = <id>` (SQLITE_BUSY appears in workerd's own log, not in the error). An error of the
+ * query is never one of these: SQL errors carry their SQLite code. Only D1's errors are read this way.
+ */
+const D1_INTERNAL_ERROR = /^D1_ERROR: (.*Error: )?internal error; reference = /;
+
 interface PlatformError {
   message?: string;
   retryable?: boolean;
@@ -21,11 +40,18 @@ interface PlatformError {
   cause?: unknown;
 }
 
+/** The SQLite result code a D1 error's message ends with (`…: SQLITE_BUSY`), if it has one. */
+function sqliteCode(message: string): string | undefined {
+  return /: (SQLITE_[A-Z_]+)\s*$/.exec(message)?.[1];
+}
+
 /** Whether the error (or one it wraps, as Drizzle wraps D1's) is a transient failure of the platform. */
 export function isTransient(error: unknown): boolean {
   for (let e = error as PlatformError | undefined; e; e = e.cause as PlatformError | undefined) {
     if (e.retryable === true || e.overloaded === true) return true;
-    if (TRANSIENT_MESSAGES.some((m) => String(e?.message ?? "").includes(m))) return true;
+    const message = String(e.message ?? "");
+    if (TRANSIENT_MESSAGES.some((m) => message.includes(m))) return true;
+    if (BUSY.test(sqliteCode(message) ?? "") || D1_INTERNAL_ERROR.test(message)) return true;
   }
   return false;
 }

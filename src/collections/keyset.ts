@@ -5,7 +5,8 @@
  */
 import { and, asc, desc, eq, gt, gte, lt, lte, or, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
-import { type Database, parameterize } from "../db/client";
+import type { Database } from "../db/client";
+import { parameterize } from "../db/compiler";
 import { ok, problem, type Result, refused } from "../domain/result";
 import type { Collection, Page, PageQuery, PageRequest, PreparedPage, RowOf, SortKey } from "./collection";
 

@@ -1,11 +1,11 @@
 import { eq } from "drizzle-orm";
 import { events } from "../db/schema";
+import { EVENT_TYPES } from "../domain/plan";
 import { type Collection, EQUALITY_OPERATORS } from "./collection";
 import { columnFilter, enumFilter, instantFilter, textValue } from "./filters";
 import { PageQuery } from "./query";
 
 export const DELIVERY_STATUSES = ["PENDING", "DELIVERED", "FAILED"] as const;
-export const EVENT_TYPES = ["APPLICATION_STATE_CHANGED"] as const;
 
 /** One application's events, in the order they happened (their id). */
 export const applicationNotificationsCollection = {

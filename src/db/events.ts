@@ -3,9 +3,11 @@
  * An event is PENDING until delivered (DELIVERED) or given up (FAILED); while PENDING its
  * `nextAttemptAt` says when it is due, which is what the queue's wake-ups and the sweep act on.
  */
-import { and, asc, eq, gte, inArray, lt, sql } from "drizzle-orm";
+import { and, asc, eq, gte, inArray, isNull, lt, or, sql } from "drizzle-orm";
+import type { Circuit } from "../domain/endpoint-circuit";
+import type { AfterAttempt } from "../domain/notification-schedule";
 import type { Database } from "./client";
-import { applications, type EventRow, events, notificationAttempts, partners } from "./schema";
+import { applications, type EventRow, endpointCircuits, events, notificationAttempts, partners } from "./schema";
 
 export type AttemptRow = typeof notificationAttempts.$inferSelect;
 
@@ -29,6 +31,8 @@ export async function deliveryOf(db: Database, eventId: string) {
       signingSecretCiphertext: partners.signingSecretCiphertext,
       previousSigningSecretCiphertext: partners.previousSigningSecretCiphertext,
       previousSigningSecretExpiresAt: partners.previousSigningSecretExpiresAt,
+      olderSigningSecretCiphertext: partners.olderSigningSecretCiphertext,
+      olderSigningSecretExpiresAt: partners.olderSigningSecretExpiresAt,
     })
     .from(events)
     .innerJoin(applications, eq(applications.id, events.applicationId))
@@ -40,43 +44,91 @@ export async function deliveryOf(db: Database, eventId: string) {
 
 export type Delivery = NonNullable<Awaited<ReturnType<typeof deliveryOf>>>;
 
+export interface DeliveryClaim {
+  eventId: string;
+  due: number;
+  at: number;
+  holdUntil: number;
+  partnerId: string;
+  /** The endpoint's origin. */
+  endpoint: string;
+  /** Deliveries that may be in flight at once for the partner, and for the endpoint. */
+  partnerCap: number;
+  endpointCap: number;
+}
+
+/** Deliveries holding an event at `at` (the partial indexes hold only held events). */
+const inFlight = (column: typeof events.partnerId | typeof events.deliveringTo, value: string, at: number) =>
+  sql`(SELECT COUNT(*) FROM ${events} WHERE ${column} = ${value} AND ${events.deliveringUntil} > ${at})`;
+
 /**
  * Holds the event for one attempt until `holdUntil`, if it is still PENDING, due at `due` and held by
- * no other delivery: a second message for the same event can then not POST it a second time.
+ * no other delivery: a second message for the same event can then not POST it a second time. Also only
+ * while fewer than the caps are in flight for the partner and for the endpoint, so that one partner's
+ * slow endpoint cannot take the slots every partner's deliveries share. Answers `claimed`, `busy` (a
+ * cap is reached: try again shortly) or `gone` (delivered, overtaken or held by another delivery).
  */
-export async function claimDelivery(
-  db: Database,
-  eventId: string,
-  due: number,
-  at: number,
-  holdUntil: number,
-): Promise<boolean> {
+export async function claimDelivery(db: Database, claim: DeliveryClaim): Promise<"claimed" | "busy" | "gone"> {
+  const claimable = and(
+    eq(events.id, claim.eventId),
+    eq(events.status, "PENDING"),
+    eq(events.nextAttemptAt, claim.due),
+    or(isNull(events.deliveringUntil), sql`${events.deliveringUntil} <= ${claim.at}`),
+  );
   const claimed = await db
     .update(events)
-    .set({ deliveringUntil: holdUntil })
+    .set({ deliveringUntil: claim.holdUntil, deliveringTo: claim.endpoint })
     .where(
       and(
-        eq(events.id, eventId),
-        eq(events.status, "PENDING"),
-        eq(events.nextAttemptAt, due),
-        sql`(${events.deliveringUntil} IS NULL OR ${events.deliveringUntil} <= ${at})`,
+        claimable,
+        sql`${inFlight(events.partnerId, claim.partnerId, claim.at)} < ${claim.partnerCap}`,
+        sql`${inFlight(events.deliveringTo, claim.endpoint, claim.at)} < ${claim.endpointCap}`,
       ),
     )
     .returning({ id: events.id });
-  return claimed.length > 0;
+  if (claimed.length > 0) return "claimed";
+  const waiting = await db.select({ id: events.id }).from(events).where(claimable).get();
+  return waiting ? "busy" : "gone";
 }
 
-export type AfterAttempt =
-  | { status: "DELIVERED"; deliveredAt: number }
-  | { status: "FAILED"; failureReason: string; failedAttempts: number }
-  | { status: "PENDING"; nextAttemptAt: number; failedAttempts: number };
+/** The endpoint's circuit (null: closed, nothing recorded). */
+export async function circuitOf(db: Database, endpoint: string): Promise<Circuit | null> {
+  const row = await db
+    .select({
+      consecutiveFailures: endpointCircuits.consecutiveFailures,
+      openUntil: endpointCircuits.openUntil,
+      lastFailure: endpointCircuits.lastFailure,
+    })
+    .from(endpointCircuits)
+    .where(eq(endpointCircuits.endpoint, endpoint))
+    .get();
+  return row ?? null;
+}
 
-/** Records an attempt and what follows it, in one batch; the event's hold ends. */
+/**
+ * Records an attempt and what follows it, in one batch; the event's hold ends. With `circuit`, the
+ * endpoint's circuit as the attempt leaves it (null: closed, its record goes).
+ */
 export async function recordAttempt(
   db: Database,
   attempt: Omit<AttemptRow, "error"> & { error: string | null },
   after: AfterAttempt,
+  circuit?: { endpoint: string; state: Circuit | null },
 ): Promise<void> {
+  const circuitWrite =
+    circuit === undefined
+      ? []
+      : circuit.state === null
+        ? [db.delete(endpointCircuits).where(eq(endpointCircuits.endpoint, circuit.endpoint))]
+        : [
+            db
+              .insert(endpointCircuits)
+              .values({ endpoint: circuit.endpoint, ...circuit.state, updatedAt: attempt.attemptedAt })
+              .onConflictDoUpdate({
+                target: endpointCircuits.endpoint,
+                set: { ...circuit.state, updatedAt: attempt.attemptedAt },
+              }),
+          ];
   await db.batch([
     db.insert(notificationAttempts).values(attempt),
     db
@@ -84,9 +136,11 @@ export async function recordAttempt(
       .set({
         ...after,
         deliveringUntil: null,
+        deliveringTo: null,
         ...(after.status === "PENDING" ? {} : { nextAttemptAt: null }),
       })
       .where(eq(events.id, attempt.eventId)),
+    ...circuitWrite,
   ]);
 }
 
@@ -128,19 +182,37 @@ export async function claimOverdue(db: Database, overdueBefore: number, due: num
   return claimed.map((e) => e.id);
 }
 
-/** Puts one event of the application back in delivery, due at `at`, with a new schedule; null when there is none. */
+/** A DELIVERED event is sent again at most once in this long (replay and resend alike). */
+export const REDELIVERY_INTERVAL_MS = 60 * 60 * 1000;
+
+/** Not a DELIVERED event sent again in the last REDELIVERY_INTERVAL_MS before `at`. */
+const redeliverable = (at: number) =>
+  or(
+    sql`${events.status} <> 'DELIVERED'`,
+    isNull(events.replayedAt),
+    lt(events.replayedAt, at - REDELIVERY_INTERVAL_MS + 1),
+  );
+
+/**
+ * Puts one event of the application back in delivery, due at `at`, with a new schedule. Answers the
+ * event, `too_soon` with when it may be sent again (a DELIVERED event resent within the hour), or null
+ * when there is none.
+ */
 export async function requeueEvent(
   db: Database,
   applicationId: string,
   eventId: string,
   at: number,
-): Promise<EventRow | null> {
+): Promise<EventRow | { tooSoonUntil: number } | null> {
+  const mine = and(eq(events.id, eventId), eq(events.applicationId, applicationId));
   const [event] = await db
     .update(events)
     .set(again(at))
-    .where(and(eq(events.id, eventId), eq(events.applicationId, applicationId)))
+    .where(and(mine, redeliverable(at)))
     .returning();
-  return event ?? null;
+  if (event) return event;
+  const held = await db.select({ replayedAt: events.replayedAt }).from(events).where(mine).get();
+  return held ? { tooSoonUntil: held.replayedAt! + REDELIVERY_INTERVAL_MS } : null;
 }
 
 export interface ReplaySelection {
@@ -163,6 +235,7 @@ function selected(selection: ReplaySelection, at: number) {
     selection.applicationId === undefined ? undefined : eq(events.applicationId, selection.applicationId),
     // One in delivery right now keeps its delivery: replaying it would POST it twice.
     sql`(${events.deliveringUntil} IS NULL OR ${events.deliveringUntil} <= ${at})`,
+    redeliverable(at),
   );
 }
 
@@ -199,5 +272,7 @@ const again = (at: number) => ({
   failedAttempts: 0,
   failureReason: null,
   deliveringUntil: null,
+  deliveringTo: null,
   deliveredAt: null,
+  replayedAt: at,
 });

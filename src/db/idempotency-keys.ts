@@ -1,7 +1,13 @@
-/** Claims and stored answers of `Idempotency-Key` requests (CONTRACT 1). */
+/**
+ * Claims and stored answers of `Idempotency-Key` requests (CONTRACT 1). A stored answer counts towards
+ * the partner's storage (src/db/storage.ts) until it is forgotten: a partner past its quota cannot
+ * claim new keys, since each would store another answer.
+ */
 import { and, eq, lte, or, sql } from "drizzle-orm";
+import { isConstraintError } from "./applications";
 import type { Database } from "./client";
-import { idempotencyKeys } from "./schema";
+import { idempotencyKeys, partners } from "./schema";
+import { countUsage, QUOTA_CHECK, rowBytes, StorageQuotaExceeded } from "./storage";
 
 export type IdempotencyRow = typeof idempotencyKeys.$inferSelect;
 
@@ -17,9 +23,9 @@ export interface Claim {
 /**
  * Claims the key for a request, taking over a row whose 24 hours have passed, or a claim of the same
  * request whose lease ran out before it stored an answer (its runtime died mid-request). True when this
- * request holds the key now.
+ * request holds the key now; StorageQuotaExceeded when the partner's usage is past `quota`.
  */
-export async function claimKey(db: Database, claim: Claim, ttlMs: number): Promise<boolean> {
+export async function claimKey(db: Database, claim: Claim, ttlMs: number, quota: number): Promise<boolean> {
   const fresh = {
     target: claim.target,
     requestHash: claim.requestHash,
@@ -29,7 +35,7 @@ export async function claimKey(db: Database, claim: Claim, ttlMs: number): Promi
     responseBody: null,
     responseHeaders: null,
   };
-  const claimed = await db
+  const insert = db
     .insert(idempotencyKeys)
     .values({ partnerId: claim.partnerId, key: claim.key, ...fresh })
     .onConflictDoUpdate({
@@ -45,7 +51,18 @@ export async function claimKey(db: Database, claim: Claim, ttlMs: number): Promi
       ),
     })
     .returning({ key: idempotencyKeys.key });
-  return claimed.length > 0;
+  try {
+    // Counting nothing, the quota's check only asks whether the partner is past it already.
+    const { sql: text, params } = insert.toSQL();
+    const [, claimed] = await db.$client.batch([
+      countUsage(db, claim.partnerId, 0, quota),
+      db.$client.prepare(text).bind(...params),
+    ]);
+    return (claimed?.results ?? []).length > 0;
+  } catch (error) {
+    if (isConstraintError(error, QUOTA_CHECK)) throw new StorageQuotaExceeded();
+    throw error;
+  }
 }
 
 export async function keyRow(db: Database, partnerId: string, key: string): Promise<IdempotencyRow | null> {
@@ -57,22 +74,33 @@ export async function keyRow(db: Database, partnerId: string, key: string): Prom
   return row ?? null;
 }
 
-/** The first answer, kept for replays; its body is sealed by the caller. */
+/**
+ * The first answer, kept for replays; its body is sealed by the caller. Counted towards the partner's
+ * storage without the quota's check: the work is done, and its answer must be kept.
+ */
 export async function storeAnswer(
   db: Database,
   partnerId: string,
   key: string,
   answer: { status: number; body: string; headers: Record<string, string> },
 ): Promise<void> {
-  await db
-    .update(idempotencyKeys)
-    .set({
-      responseStatus: answer.status,
-      responseBody: answer.body,
-      responseHeaders: answer.headers,
-      leaseUntil: null,
-    })
-    .where(and(eq(idempotencyKeys.partnerId, partnerId), eq(idempotencyKeys.key, key)));
+  const stored = {
+    responseStatus: answer.status,
+    responseBody: answer.body,
+    responseHeaders: answer.headers,
+    leaseUntil: null,
+  };
+  const bytes = rowBytes({ key, ...stored });
+  await db.batch([
+    db
+      .update(idempotencyKeys)
+      .set({ ...stored, storedBytes: bytes })
+      .where(and(eq(idempotencyKeys.partnerId, partnerId), eq(idempotencyKeys.key, key))),
+    db
+      .update(partners)
+      .set({ storedBytes: sql`${partners.storedBytes} + ${bytes}` })
+      .where(eq(partners.id, partnerId)),
+  ]);
 }
 
 /** A request that failed with a 5xx releases its key, so the client can retry with it. */
@@ -80,6 +108,16 @@ export async function releaseKey(db: Database, partnerId: string, key: string): 
   await db.delete(idempotencyKeys).where(and(eq(idempotencyKeys.partnerId, partnerId), eq(idempotencyKeys.key, key)));
 }
 
+/** Forgets the answers stored before `before`, giving their bytes back to each partner's usage. */
 export async function forgetKeysBefore(db: Database, before: number): Promise<void> {
-  await db.delete(idempotencyKeys).where(lte(idempotencyKeys.createdAt, before));
+  const expired = lte(idempotencyKeys.createdAt, before);
+  await db.batch([
+    db
+      .update(partners)
+      .set({
+        storedBytes: sql`${partners.storedBytes} - (SELECT COALESCE(SUM(${idempotencyKeys.storedBytes}), 0) FROM ${idempotencyKeys} WHERE ${idempotencyKeys.partnerId} = ${partners.id} AND ${expired})`,
+      })
+      .where(sql`${partners.id} IN (SELECT ${idempotencyKeys.partnerId} FROM ${idempotencyKeys} WHERE ${expired})`),
+    db.delete(idempotencyKeys).where(expired),
+  ]);
 }

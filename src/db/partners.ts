@@ -1,5 +1,6 @@
 /** Partners and their access tokens (only the SHA-256 of a token is stored). */
-import { eq, sql } from "drizzle-orm";
+import { and, eq, inArray, isNull, lt } from "drizzle-orm";
+import { type SigningSecrets, signingSecrets } from "../domain/signing-secrets";
 import type { Database } from "./client";
 import { accessTokens, partners } from "./schema";
 
@@ -19,28 +20,83 @@ export async function recordAccessToken(
   await db.insert(accessTokens).values(token);
 }
 
+/** Tokens purged per statement: the sweep's work per round stays small whatever the backlog. */
+const PURGE_ROUND = 500;
+
+/**
+ * Deletes the records of tokens that expired before `before` (a token lives two hours; its record is
+ * kept only to check it while it could be used), a round at a time through the expiry index, at most
+ * `rounds` rounds. Answers how many went.
+ */
+export async function forgetExpiredTokens(db: Database, before: number, rounds = 20): Promise<number> {
+  let forgotten = 0;
+  for (let round = 0; round < rounds; round++) {
+    const gone = await db
+      .delete(accessTokens)
+      .where(
+        inArray(
+          accessTokens.tokenHash,
+          db
+            .select({ tokenHash: accessTokens.tokenHash })
+            .from(accessTokens)
+            .where(lt(accessTokens.expiresAt, before))
+            .limit(PURGE_ROUND),
+        ),
+      )
+      .returning({ tokenHash: accessTokens.tokenHash });
+    forgotten += gone.length;
+    if (gone.length < PURGE_ROUND) break;
+  }
+  return forgotten;
+}
+
 export async function revokeAccessToken(db: Database, tokenHash: string, at: number): Promise<void> {
   await db.update(accessTokens).set({ revokedAt: at }).where(eq(accessTokens.tokenHash, tokenHash));
 }
 
+/** The partner's signing secrets (sealed), as the rotation rules see them; null when there is no such partner. */
+export async function signingSecretsOf(db: Database, partnerId: string): Promise<SigningSecrets | null> {
+  const row = await db
+    .select({
+      current: partners.signingSecretCiphertext,
+      previous: partners.previousSigningSecretCiphertext,
+      previousUntil: partners.previousSigningSecretExpiresAt,
+      older: partners.olderSigningSecretCiphertext,
+      olderUntil: partners.olderSigningSecretExpiresAt,
+    })
+    .from(partners)
+    .where(eq(partners.id, partnerId))
+    .get();
+  return row ? signingSecrets(row) : null;
+}
+
 /**
- * A new signing secret (sealed) for the partner. With `previousUntil` the one it replaces keeps
- * signing until then (an overlap in which receivers switch); without, it stops at once (a revocation).
+ * Stores the partner's secrets as a rotation left them, if the current one is still `before`'s: a
+ * concurrent rotation won otherwise (false), and this one is planned again on what it left.
  */
-export async function replaceSigningSecret(
+export async function storeSigningSecrets(
   db: Database,
-  where: { partnerId: string } | { username: string },
-  sealed: string,
-  previousUntil: number | null,
+  partnerId: string,
+  before: SigningSecrets,
+  after: SigningSecrets,
 ): Promise<boolean> {
   const changed = await db
     .update(partners)
     .set({
-      previousSigningSecretCiphertext: previousUntil === null ? null : sql`${partners.signingSecretCiphertext}`,
-      previousSigningSecretExpiresAt: previousUntil,
-      signingSecretCiphertext: sealed,
+      signingSecretCiphertext: after.current,
+      previousSigningSecretCiphertext: after.previous?.sealed ?? null,
+      previousSigningSecretExpiresAt: after.previous?.expiresAt ?? null,
+      olderSigningSecretCiphertext: after.older?.sealed ?? null,
+      olderSigningSecretExpiresAt: after.older?.expiresAt ?? null,
     })
-    .where("partnerId" in where ? eq(partners.id, where.partnerId) : eq(partners.username, where.username))
+    .where(
+      and(
+        eq(partners.id, partnerId),
+        before.current === null
+          ? isNull(partners.signingSecretCiphertext)
+          : eq(partners.signingSecretCiphertext, before.current),
+      ),
+    )
     .returning({ id: partners.id });
   return changed.length > 0;
 }

@@ -7,42 +7,43 @@
  */
 import { relations, sql } from "drizzle-orm";
 import { check, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import type { MerchantUrls, OrderDetails } from "../domain/application-operations";
+import type { Offer } from "../domain/offer";
 
 const createdAt = () => integer("created_at").notNull();
 
-/** Order fields kept as sent, besides lines and totals. */
-export interface OrderDetails {
-  number: string;
-  /** Unix milliseconds. */
-  reservationDate?: number | undefined;
-  addresses?: Record<string, string>[] | undefined;
-  variableSymbols: string[];
-  deliveryCarrier?: { carrierId: string } | undefined;
-  channel?: string | undefined;
-}
-
-export interface MerchantUrls {
-  approvedRedirect: string;
-  rejectedRedirect: string;
-  notificationEndpoint: string;
-}
-
-export const partners = sqliteTable("partners", {
-  id: text("id").primaryKey(),
-  username: text("username").notNull().unique(),
-  /** Shown to the customer on the gateway page. */
-  displayName: text("display_name").notNull(),
-  /** `pbkdf2-sha256$<iterations>$<salt b64>$<hash b64>` over HMAC(pepper, password). */
-  passwordHash: text("password_hash").notNull(),
-  /** AES-GCM ciphertext of the API key (needed in clear to sign notifications), key derived from the pepper. */
-  apiKeyCiphertext: text("api_key_ciphertext").notNull(),
-  /** AES-GCM ciphertext of the `whsec_` Standard Webhooks signing secret; null until one is created. */
-  signingSecretCiphertext: text("signing_secret_ciphertext"),
-  /** The secret before the last rotation, which still signs until `previousSigningSecretExpiresAt`. */
-  previousSigningSecretCiphertext: text("previous_signing_secret_ciphertext"),
-  previousSigningSecretExpiresAt: integer("previous_signing_secret_expires_at"),
-  createdAt: createdAt(),
-});
+export const partners = sqliteTable(
+  "partners",
+  {
+    id: text("id").primaryKey(),
+    username: text("username").notNull().unique(),
+    /** Shown to the customer on the gateway page. */
+    displayName: text("display_name").notNull(),
+    /** `pbkdf2-sha256$<iterations>$<salt b64>$<hash b64>` over HMAC(pepper, password). */
+    passwordHash: text("password_hash").notNull(),
+    /** AES-GCM ciphertext of the API key (needed in clear to sign notifications), key derived from the pepper. */
+    apiKeyCiphertext: text("api_key_ciphertext").notNull(),
+    /** AES-GCM ciphertext of the `whsec_` Standard Webhooks signing secret; null until one is created. */
+    signingSecretCiphertext: text("signing_secret_ciphertext"),
+    /** The secret before the last rotation, which still signs until `previousSigningSecretExpiresAt`. */
+    previousSigningSecretCiphertext: text("previous_signing_secret_ciphertext"),
+    previousSigningSecretExpiresAt: integer("previous_signing_secret_expires_at"),
+    /** The one before that, when its overlap still ran at the last rotation (src/domain/signing-secrets.ts). */
+    olderSigningSecretCiphertext: text("older_signing_secret_ciphertext"),
+    olderSigningSecretExpiresAt: integer("older_signing_secret_expires_at"),
+    /** What the partner's rows hold, in bytes (src/db/storage.ts). */
+    storedBytes: integer("stored_bytes").notNull().default(0),
+    /** The partner's own storage quota in bytes; null: STORAGE_QUOTA_BYTES applies. An operator sets it. */
+    storageQuotaBytes: integer("storage_quota_bytes"),
+    /**
+     * Set by the UPDATE that counts a write's growth: 1 when the growth stays within the quota. Its CHECK
+     * fails the write's whole batch otherwise (src/db/storage.ts); a stored row always holds 1.
+     */
+    withinQuota: integer("within_quota").notNull().default(1),
+    createdAt: createdAt(),
+  },
+  (t) => [check("partner_storage_quota", sql`${t.withinQuota} = 1`)],
+);
 
 /** Only the SHA-256 of a token is stored; the raw token exists solely in the login response. */
 export const accessTokens = sqliteTable(
@@ -56,7 +57,11 @@ export const accessTokens = sqliteTable(
     revokedAt: integer("revoked_at"),
     createdAt: createdAt(),
   },
-  (t) => [index("access_tokens_partner_idx").on(t.partnerId, t.expiresAt)],
+  (t) => [
+    index("access_tokens_partner_idx").on(t.partnerId, t.expiresAt),
+    // The scheduled purge of expired tokens (src/db/partners.ts) finds them here, not by a scan.
+    index("access_tokens_expires_idx").on(t.expiresAt),
+  ],
 );
 
 export const applications = sqliteTable(
@@ -88,6 +93,17 @@ export const applications = sqliteTable(
     refundedAmount: integer("refunded_amount").notNull().default(0),
     decisionReasons: text("decision_reasons", { mode: "json" }).$type<string[]>(),
     decidedAt: integer("decided_at"),
+    /** The offer the customer accepted at the gateway (order, total, terms), kept with the approval. */
+    acceptedOffer: text("accepted_offer", { mode: "json" }).$type<Offer>(),
+    /** The deadline that applies now (the customer's, or the authorization's): src/domain/deadlines.ts. */
+    expiresAt: integer("expires_at"),
+    /** When the AUTHORIZATION_EXPIRING reminder is due; null once sent (until an extension). */
+    reminderAt: integer("reminder_at"),
+    /** When a pending manual review settles, and to what. */
+    reviewAt: integer("review_at"),
+    reviewOutcome: text("review_outcome").$type<"APPROVE" | "REJECT">(),
+    /** The earliest of the three: the scheduled sweep finds what is due through its index, never a scan. */
+    nextDueAt: integer("next_due_at"),
     cancelReason: text("cancel_reason"),
     customCancelReason: text("custom_cancel_reason"),
     /**
@@ -116,6 +132,7 @@ export const applications = sqliteTable(
     index("applications_partner_total_idx").on(t.partnerId, t.totalAmount, t.id),
     index("applications_partner_email_idx").on(t.partnerId, t.customerEmail, t.id),
     index("applications_partner_vs_idx").on(t.partnerId, t.variableSymbols, t.id),
+    index("applications_due_idx").on(t.nextDueAt, t.id).where(sql`${t.nextDueAt} IS NOT NULL`),
   ],
 );
 
@@ -206,6 +223,8 @@ export const events = sqliteTable(
     sequence: integer("sequence").notNull(),
     state: text("state").notNull(),
     stateReason: text("state_reason").notNull(),
+    /** The application's deadline when the event occurred, if one applied (in the notification). */
+    expiresAt: integer("expires_at"),
     occurredAt: integer("occurred_at").notNull(),
     /** PENDING (not yet delivered), DELIVERED, FAILED (no 2xx within the schedule, 410 Gone, unsafe endpoint). */
     status: text("status").notNull().default("PENDING"),
@@ -215,6 +234,13 @@ export const events = sqliteTable(
     failedAttempts: integer("failed_attempts").notNull().default(0),
     /** A delivery in progress holds the event until then: no second POST of it meanwhile. */
     deliveringUntil: integer("delivering_until"),
+    /**
+     * The endpoint's origin while a delivery holds the event: what the in-flight caps per partner and per
+     * endpoint count (src/db/events.ts).
+     */
+    deliveringTo: text("delivering_to"),
+    /** When the event was last sent again by a replay or resend (a DELIVERED one at most once an hour). */
+    replayedAt: integer("replayed_at"),
     deliveredAt: integer("delivered_at"),
     /** Why the event is FAILED, for the partner. */
     failureReason: text("failure_reason"),
@@ -227,8 +253,29 @@ export const events = sqliteTable(
     index("events_partner_id_idx").on(t.partnerId, t.id),
     index("events_partner_status_idx").on(t.partnerId, t.status, t.id),
     index("events_partner_occurred_idx").on(t.partnerId, t.occurredAt, t.id),
+    // Deliveries in flight, counted per partner and per endpoint before each POST: only held events.
+    index("events_partner_delivering_idx")
+      .on(t.partnerId, t.deliveringUntil)
+      .where(sql`${t.deliveringUntil} IS NOT NULL`),
+    index("events_endpoint_delivering_idx")
+      .on(t.deliveringTo, t.deliveringUntil)
+      .where(sql`${t.deliveringUntil} IS NOT NULL`),
   ],
 );
+
+/**
+ * A circuit breaker per notification endpoint (its origin): after consecutive timeouts or failed
+ * connections it opens, and deliveries to it fail fast, without a POST, until `openUntil`; the first
+ * delivery after that tries again, and a success closes it (the row goes).
+ */
+export const endpointCircuits = sqliteTable("endpoint_circuits", {
+  endpoint: text("endpoint").primaryKey(),
+  consecutiveFailures: integer("consecutive_failures").notNull(),
+  openUntil: integer("open_until"),
+  /** The last failure, for the delivery log. */
+  lastFailure: text("last_failure").notNull(),
+  updatedAt: integer("updated_at").notNull(),
+});
 
 export const notificationAttempts = sqliteTable(
   "notification_attempts",
@@ -260,6 +307,8 @@ export const idempotencyKeys = sqliteTable(
     leaseUntil: integer("lease_until"),
     responseBody: text("response_body"),
     responseHeaders: text("response_headers", { mode: "json" }),
+    /** What this row adds to the partner's storage usage (src/db/storage.ts), given back when it goes. */
+    storedBytes: integer("stored_bytes").notNull().default(0),
     createdAt: createdAt(),
   },
   (t) => [primaryKey({ columns: [t.partnerId, t.key] }), index("idempotency_created_idx").on(t.createdAt)],

@@ -14,6 +14,8 @@ export const STATE_REASONS = [
   "REJECTED",
   "CANCELLED_NOT_PAID",
   "CANCELLED_RETURNED",
+  "CANCELLED_EXPIRED",
+  "PROCESSING_MANUAL_REVIEW",
 ] as const;
 export type StateReason = (typeof STATE_REASONS)[number];
 
@@ -39,6 +41,7 @@ export const OPERATIONS = [
   "DELIVER",
   "RETURN",
   "REFUND",
+  "EXTEND",
 ] as const;
 export type Operation = (typeof OPERATIONS)[number];
 
@@ -59,7 +62,10 @@ export type Verdict = { ok: true } | { ok: false; code: RefusalCode; message: st
  *   REJECTED → APPLICATION_REJECTED; CANCELLED → APPLICATION_ALREADY_CANCELLED.
  * - CHANGE_ORDER, CANCEL_ITEMS: PROCESSING or READY; CHANGE_ORDER in READY also needs !goodsOut
  *   (ORDER_ALREADY_SENT); CANCEL_ITEMS works on unsent lines, which order-lines checks per line.
- * - SEND, DELIVER, RETURN, REFUND: only READY; PROCESSING → APPLICATION_NOT_READY.
+ * - SEND, DELIVER, RETURN, REFUND, EXTEND: only READY; PROCESSING → APPLICATION_NOT_READY.
+ * - Under manual review (PROCESSING_MANUAL_REVIEW) the customer has answered: DECIDE →
+ *   APPLICATION_ALREADY_DECIDED, and the order stays as agreed (CHANGE_ORDER, CANCEL_ITEMS →
+ *   APPLICATION_NOT_READY); the partner may still cancel the application.
  * REJECTED always answers APPLICATION_REJECTED and CANCELLED APPLICATION_ALREADY_CANCELLED.
  */
 export function permits(operation: Operation, status: ApplicationStatus): Verdict {
@@ -69,23 +75,30 @@ export function permits(operation: Operation, status: ApplicationStatus): Verdic
     return refuse("APPLICATION_ALREADY_CANCELLED", "The application is already cancelled.");
   }
   const ready = status.state === "READY";
+  const underReview = status.stateReason === "PROCESSING_MANUAL_REVIEW";
   switch (operation) {
     case "DECIDE":
+      if (underReview) return refuse("APPLICATION_ALREADY_DECIDED", "The customer has answered; the review decides.");
       return ready ? refuse("APPLICATION_ALREADY_DECIDED", "The application was already approved.") : OK;
     case "CANCEL":
       return ready && status.goodsOut
         ? refuse("ORDER_ALREADY_SENT", "The application cannot be cancelled: goods were already sent.")
         : OK;
     case "CHANGE_ORDER":
+      if (underReview)
+        return refuse("APPLICATION_NOT_READY", "The application is under review: its order stays as agreed.");
       return ready && status.goodsOut
         ? refuse("ORDER_ALREADY_SENT", "The order cannot be changed: goods were already sent.")
         : OK;
     case "CANCEL_ITEMS":
-      return OK;
+      return underReview
+        ? refuse("APPLICATION_NOT_READY", "The application is under review: its order stays as agreed.")
+        : OK;
     case "SEND":
     case "DELIVER":
     case "RETURN":
     case "REFUND":
+    case "EXTEND":
       return ready ? OK : refuse("APPLICATION_NOT_READY", "The application is not approved yet.");
   }
 }

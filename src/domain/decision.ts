@@ -14,24 +14,40 @@ export interface DecisionInput {
 }
 
 export interface Decision {
-  outcome: "APPROVED" | "REJECTED";
+  /** REVIEW: a manual review decides later, to `review`. */
+  outcome: "APPROVED" | "REJECTED" | "REVIEW";
+  review?: "APPROVE" | "REJECT";
   /** Every reason that applied, for audit (stable codes, e.g. "AMOUNT_OVER_LIMIT"). */
   reasons: string[];
 }
 
 /**
+ * The sandbox scenarios chosen by the customer's e-mail (the local part before "@", case-insensitive,
+ * ending in one of these), taken only where SANDBOX is on: elsewhere such an address is an ordinary
+ * customer's, or a customer could lift the amount limit by choosing an e-mail address.
+ */
+const SCENARIOS = ["+review-reject", "+review", "+reject", "+approve"] as const;
+type Scenario = (typeof SCENARIOS)[number];
+
+function scenarioOf(email: string): Scenario | undefined {
+  const at = email.lastIndexOf("@");
+  const localPart = (at < 0 ? email : email.slice(0, at)).toLowerCase();
+  return SCENARIOS.find((s) => localPart.endsWith(s));
+}
+
+/**
  * Rules, all evaluated so that `reasons` lists each that applied:
- * - the e-mail's local part (before "@", case-insensitive) ending in "+reject" → REJECTED, reason
- *   SANDBOX_REJECT (wins over everything else);
+ * - (sandbox) "+reject" → REJECTED, reason SANDBOX_REJECT (wins over everything else);
  * - a missing agreement → REJECTED, AGREEMENT_MISSING;
- * - local part ending in "+approve" → the amount limit is not applied, reason SANDBOX_APPROVE;
+ * - (sandbox) "+approve" → the amount limit is not applied, reason SANDBOX_APPROVE;
  * - otherwise no limit configured for the type and currency → REJECTED, NO_LIMIT_FOR_CURRENCY;
- *   totalAmount above the limit → REJECTED, AMOUNT_OVER_LIMIT; else reason WITHIN_LIMIT.
+ *   totalAmount above the limit → REJECTED, AMOUNT_OVER_LIMIT; else reason WITHIN_LIMIT;
+ * - (sandbox) "+review" / "+review-reject", when nothing rejected: REVIEW, which settles later to an
+ *   approval or a rejection (SANDBOX_REVIEW, SANDBOX_REVIEW_REJECT).
  * APPROVED when no rejecting reason applied.
  */
-export function decide(input: DecisionInput, limits: DecisionLimits): Decision {
-  const at = input.customerEmail.lastIndexOf("@");
-  const localPart = (at < 0 ? input.customerEmail : input.customerEmail.slice(0, at)).toLowerCase();
+export function decide(input: DecisionInput, limits: DecisionLimits, sandbox: boolean): Decision {
+  const scenario = sandbox ? scenarioOf(input.customerEmail) : undefined;
   const reasons: string[] = [];
   let rejected = false;
   const reject = (reason: string) => {
@@ -39,22 +55,68 @@ export function decide(input: DecisionInput, limits: DecisionLimits): Decision {
     rejected = true;
   };
 
-  if (localPart.endsWith("+reject")) reject("SANDBOX_REJECT");
+  if (scenario === "+reject") reject("SANDBOX_REJECT");
   if (!input.agreementTermsAndConditions) reject("AGREEMENT_MISSING");
-  if (localPart.endsWith("+approve")) {
-    reasons.push("SANDBOX_APPROVE");
-  } else {
+  if (scenario === "+approve") reasons.push("SANDBOX_APPROVE");
+  else {
     const limit = limitFor(limits, input.type, input.currency);
     if (limit === undefined) reject("NO_LIMIT_FOR_CURRENCY");
     else if (input.totalAmount > limit) reject("AMOUNT_OVER_LIMIT");
     else reasons.push("WITHIN_LIMIT");
   }
-  return { outcome: rejected ? "REJECTED" : "APPROVED", reasons };
+  if (rejected) return { outcome: "REJECTED", reasons };
+  if (scenario === "+review") return { outcome: "REVIEW", review: "APPROVE", reasons: [...reasons, "SANDBOX_REVIEW"] };
+  if (scenario === "+review-reject") {
+    return { outcome: "REVIEW", review: "REJECT", reasons: [...reasons, "SANDBOX_REVIEW_REJECT"] };
+  }
+  return { outcome: "APPROVED", reasons };
 }
 
-// Own keys only: a type or currency such as "constructor" must not find a limit on Object.prototype.
-function limitFor(limits: DecisionLimits, type: string, currency: string): number | undefined {
+/** The highest total the decision approves for the type and currency, if it finances them at all. */
+export function limitFor(limits: DecisionLimits, type: string, currency: string): number | undefined {
+  // Own keys only: a type or currency such as "constructor" must not find a limit on Object.prototype.
   const byCurrency = Object.hasOwn(limits, type) ? limits[type] : undefined;
   const limit = byCurrency !== undefined && Object.hasOwn(byCurrency, currency) ? byCurrency[currency] : undefined;
   return typeof limit === "number" && Number.isFinite(limit) ? limit : undefined;
+}
+
+export interface Eligibility {
+  type: string;
+  eligible: boolean;
+  /** The highest total the type finances in the currency; absent when it finances none. */
+  maxAmount?: number;
+  /** Why not, when not eligible. */
+  reasons?: string[];
+}
+
+/**
+ * Eligibility before an application exists (precheck): what the decision would say of this total and
+ * customer for each financing type, the agreement taken as given. Stores nothing, decides nothing.
+ */
+export function eligibility(
+  request: { amount: number; currency: string; types: readonly string[]; customerEmail?: string | undefined },
+  limits: DecisionLimits,
+  sandbox: boolean,
+): Eligibility[] {
+  return request.types.map((type) => {
+    const decision = decide(
+      {
+        type,
+        totalAmount: request.amount,
+        currency: request.currency,
+        customerEmail: request.customerEmail ?? "",
+        agreementTermsAndConditions: true,
+      },
+      limits,
+      sandbox,
+    );
+    const maxAmount = limitFor(limits, type, request.currency);
+    const eligible = decision.outcome !== "REJECTED";
+    return {
+      type,
+      eligible,
+      ...(maxAmount === undefined ? {} : { maxAmount }),
+      ...(eligible ? {} : { reasons: decision.reasons.filter((r) => r !== "WITHIN_LIMIT") }),
+    };
+  });
 }

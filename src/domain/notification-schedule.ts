@@ -35,3 +35,55 @@ export function retryAfterSeconds(header: string | null, now: number): number | 
   if (!Number.isFinite(seconds)) return undefined;
   return Math.min(72 * 3600, Math.max(0, Math.ceil(seconds)));
 }
+
+/** What follows a delivery attempt: delivered, failed for good, or the next attempt's time. */
+export type AfterAttempt =
+  | { status: "DELIVERED"; deliveredAt: number }
+  | { status: "FAILED"; failureReason: string; failedAttempts: number }
+  | { status: "PENDING"; nextAttemptAt: number; failedAttempts: number };
+
+/** How an attempt ended: the receiver's HTTP status, or none when it could not be reached. */
+export interface AttemptOutcome {
+  httpStatus: number | null;
+  /** What went wrong, in words a partner can act on (null when delivered). */
+  error: string | null;
+  /** The receiver's Retry-After, when it sent one. */
+  retryAfter: string | null;
+}
+
+export const isDelivered = (outcome: Pick<AttemptOutcome, "httpStatus">) =>
+  outcome.httpStatus !== null && outcome.httpStatus >= 200 && outcome.httpStatus < 300;
+
+/**
+ * What follows a failed attempt, the `failedAttempts`-th: 410 Gone ends the deliveries; past the
+ * schedule the event fails; otherwise the next attempt follows the schedule, never sooner than a 429
+ * or 503 receiver's Retry-After, nor than `notBefore` (an open circuit, endpoint-circuit.ts).
+ */
+export function afterFailure(
+  failedAttempts: number,
+  outcome: AttemptOutcome,
+  at: number,
+  notBefore = 0,
+  random: number = Math.random(),
+): AfterAttempt {
+  if (outcome.httpStatus === 410) {
+    return {
+      status: "FAILED",
+      failedAttempts,
+      failureReason: "HTTP 410 Gone: the endpoint asked for no more deliveries",
+    };
+  }
+  const scheduled = retryDelaySeconds(failedAttempts, random);
+  if (scheduled === null) {
+    return {
+      status: "FAILED",
+      failedAttempts,
+      failureReason: `no 2xx answer in ${failedAttempts} attempts over 72 hours; last: ${outcome.error}`,
+    };
+  }
+  // A receiver that is busy or down for maintenance says when to come back: never sooner.
+  const asked =
+    outcome.httpStatus === 429 || outcome.httpStatus === 503 ? retryAfterSeconds(outcome.retryAfter, at) : undefined;
+  const delay = Math.max(scheduled, asked ?? 0);
+  return { status: "PENDING", failedAttempts, nextAttemptAt: Math.max(at + delay * 1000, notBefore) };
+}

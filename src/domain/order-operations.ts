@@ -2,6 +2,7 @@
  * The operations on an order (CONTRACT 5) as plans: each takes the application as it is and the
  * request, and answers the plan of the change or the refusal. Pure: no HTTP, no SQL.
  */
+import { lapsed } from "./deadlines";
 import type { AcceptedDocument } from "./documents";
 import { ledgerOf, refundableAmount } from "./ledger";
 import {
@@ -69,6 +70,36 @@ const goods = (eligible: (line: Line) => boolean) => (line: Line) => eligible(li
 
 const NOTHING_TO_RETURN = problem("NOTHING_TO_RETURN", "no item was sent or delivered", "items");
 
+/**
+ * A refund amount the partner names (a refund's, or a return's `totalPrice`) is at least 1: refunding
+ * nothing, or less, is no refund. One rule for both, with one code; the ledger refuses the other end.
+ */
+function belowOne(totalPrice: Money | undefined, current: Current): Problem | undefined {
+  if (!totalPrice || totalPrice.amount >= 1) return undefined;
+  const refundable = refundableAmount(ledgerOf(current.application, current.lines));
+  return problem(
+    "REFUND_LIMIT_EXCEEDED",
+    `a refund must be between 1 and the ${refundable} still refundable`,
+    "totalPrice.amount",
+  );
+}
+
+/**
+ * A deadline judged at the moment of the request (CONTRACT 6a): once it passed, what it ends is refused
+ * even before the scheduled sweep applies the lapse: goods not yet sent can no longer go out, and an
+ * order awaiting the customer or its goods can no longer change. What stays financed (goods that went
+ * out) and cancelling are unaffected.
+ */
+function expired(current: Current, ctx: PlanContext): Problem | undefined {
+  const { expiresAt } = current.application;
+  return lapsed(current.application, ctx.at)
+    ? problem(
+        "AUTHORIZATION_EXPIRED",
+        `the deadline passed at ${new Date(expiresAt!).toISOString()}: what was not yet sent lapses`,
+      )
+    : undefined;
+}
+
 /** Money in a request must be in the application's currency (one currency per application). */
 function currencyProblem(money: Money | undefined, current: Current, attribute: string): Problem | undefined {
   const { currency } = current.application;
@@ -111,6 +142,7 @@ export function planChange(
 ): Result<Plan> {
   const refusal =
     refusalOf("CHANGE_ORDER", current) ??
+    expired(current, ctx) ??
     currencyProblem(request.order.totalPrice, current, "order.totalPrice.currency");
   if (refusal) return refused(refusal);
   const lines = newLines(request.order.items, ctx.newId);
@@ -146,7 +178,7 @@ export function planCancelItems(
 }
 
 export function planSend(current: Current, request: SendRequest, ctx: PlanContext): Result<Plan> {
-  const refusal = refusalOf("SEND", current);
+  const refusal = refusalOf("SEND", current) ?? expired(current, ctx);
   if (refusal) return refused(refusal);
   const update: LineUpdate = {
     state: "SENT",
@@ -173,8 +205,12 @@ export function planDeliver(current: Current, request: DeliverRequest, ctx: Plan
     problem("ITEM_NOT_FOUND", "no item is left to deliver", "items"),
   );
   if (!change.ok) return change;
-  // Delivered implies sent: a line that skipped sending gets a sent date too.
+  // Delivered implies sent: a line that skipped sending gets a sent date too, but not once its
+  // authorization lapsed (a touched line without a sent date was never sent).
   const touched = new Set([...change.value.updated, ...change.value.created]);
+  const sendsToo = change.value.lines.some((l) => touched.has(l.id) && l.sentDate === null);
+  const lapse = sendsToo ? expired(current, ctx) : undefined;
+  if (lapse) return refused(lapse);
   const sentDate = request.sentDate ?? request.deliveryDate;
   const lines = change.value.lines.map((l) => (touched.has(l.id) && l.sentDate === null ? { ...l, sentDate } : l));
   return finish(current, { lines: { ...change.value, lines } }, ctx);
@@ -187,7 +223,10 @@ export function planDeliver(current: Current, request: DeliverRequest, ctx: Plan
  * refund in every case; the ledger refuses a refund above what is refundable.
  */
 export function planReturn(current: Current, request: ReturnRequest, ctx: PlanContext): Result<Plan> {
-  const refusal = refusalOf("RETURN", current) ?? currencyProblem(request.totalPrice, current, "totalPrice.currency");
+  const refusal =
+    refusalOf("RETURN", current) ??
+    currencyProblem(request.totalPrice, current, "totalPrice.currency") ??
+    belowOne(request.totalPrice, current);
   if (refusal) return refused(refusal);
   const inseparable = discountSelections(current.lines, request.items);
   if (inseparable.length > 0) return refused(...inseparable);
@@ -261,23 +300,15 @@ function returnEverything(lines: readonly Line[], newId: () => string): Result<L
 
 /** A refund of any amount up to what is refundable; lines and order state do not change. */
 export function planRefund(current: Current, request: RefundRequest, ctx: PlanContext): Result<Plan> {
-  const refusal = refusalOf("REFUND", current) ?? currencyProblem(request.totalPrice, current, "totalPrice.currency");
+  const refusal =
+    refusalOf("REFUND", current) ??
+    currencyProblem(request.totalPrice, current, "totalPrice.currency") ??
+    belowOne(request.totalPrice, current);
   if (refusal) return refused(refusal);
-  const amount = request.totalPrice.amount;
-  if (amount < 1) {
-    const refundable = refundableAmount(ledgerOf(current.application, current.lines));
-    return refused(
-      problem(
-        "REFUND_LIMIT_EXCEEDED",
-        `a refund must be between 1 and the ${refundable} still refundable`,
-        "totalPrice.amount",
-      ),
-    );
-  }
   return finish(
     current,
     {
-      movement: { refund: amount, attribute: "totalPrice.amount" },
+      movement: { refund: request.totalPrice.amount, attribute: "totalPrice.amount" },
       refund: { origin: "REFUND", reason: request.reason ?? null, variableSymbol: request.variableSymbol ?? null },
     },
     ctx,

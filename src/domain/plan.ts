@@ -14,9 +14,11 @@ import {
   type StateReason,
   stateAfterLines,
 } from "./application-state";
+import { authorization, type DeadlinePolicy, type Deadlines, hasUnsentGoods, nextDue } from "./deadlines";
 import { approve, ledgerOf, type Movement, move } from "./ledger";
+import type { Offer } from "./offer";
 import { financedAmount, type Line, type LinesChange } from "./order-lines";
-import { ok, type Problem, problem, type Result } from "./result";
+import { ok, type Problem, problem, type Result, refused } from "./result";
 
 /** The application as the rules see it. */
 export interface ApplicationFacts {
@@ -31,17 +33,38 @@ export interface ApplicationFacts {
   customerEmail: string;
   /** Sequence of the last event written; the next event takes the next number. */
   eventSequence: number;
+  /** Grows by one with every write: what the gateway's offer token names (see offer.ts). */
+  version: number;
+  /** When the application was decided (approved or rejected); the base of the authorization's cap. */
+  decidedAt: number | null;
+  /** The deadlines that apply now (deadlines.ts). */
+  expiresAt: number | null;
+  reminderAt: number | null;
+  reviewAt: number | null;
+  /** What a pending manual review settles to. */
+  reviewOutcome: "APPROVE" | "REJECT" | null;
 }
 
 export interface Current {
   application: ApplicationFacts;
   lines: readonly Line[];
+  /** The documents kept with the order (only how many matters to the rules). */
+  documents: readonly unknown[];
 }
 
+/**
+ * What one application may hold in the database every partner shares: lines grow with every partial
+ * operation (a split) and documents with returns, so each has a ceiling far above any real order.
+ */
+export const MAX_LINES = 500;
+export const MAX_DOCUMENTS = 20;
+
 export interface PlanContext {
-  /** The instant of the operation (Unix milliseconds). */
+  /** The instant of the operation (Unix milliseconds): every deadline is judged at it. */
   at: number;
   newId: () => string;
+  /** How long the customer and an authorization have (the Worker's variables). */
+  deadlines: DeadlinePolicy;
 }
 
 /** The application's fields after the operation. */
@@ -54,10 +77,18 @@ export interface ApplicationUpdate {
   refundedAmount: number;
   eventSequence: number;
   decisionReasons?: string[];
-  decidedAt?: number;
+  decidedAt?: number | null;
   cancelReason?: CancelReason;
   customCancelReason?: string | null;
   agreementTermsAndConditions?: boolean;
+  /** The offer the customer accepted, recorded with the approval. */
+  acceptedOffer?: Offer;
+  /** The deadlines after the operation (always set: finish() decides them) and the earliest of them. */
+  expiresAt: number | null;
+  reminderAt: number | null;
+  reviewAt: number | null;
+  nextDueAt: number | null;
+  reviewOutcome?: "APPROVE" | "REJECT" | null;
 }
 
 export interface RefundRecord {
@@ -84,11 +115,18 @@ export interface DocumentRecord {
   createdAt: number;
 }
 
+export const EVENT_TYPES = ["APPLICATION_STATE_CHANGED", "AUTHORIZATION_EXPIRING"] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
 export interface EventRecord {
   id: string;
+  /** APPLICATION_STATE_CHANGED for every change of state or reason; AUTHORIZATION_EXPIRING for a reminder. */
+  type: EventType;
   sequence: number;
   state: ApplicationState;
   stateReason: StateReason;
+  /** The application's deadline when the event occurred, if one applied. */
+  expiresAt: number | null;
   occurredAt: number;
 }
 
@@ -112,11 +150,21 @@ export interface Outcome {
   document?: Omit<DocumentRecord, "id" | "createdAt">;
   /** Set by decisions and cancellations; otherwise the state follows from the lines. */
   next?: StateAndReason;
-  /** Approval fixes the approved amount at the financed total. */
+  /** Approval fixes the approved amount at the financed total, and starts the authorization's deadline. */
   approve?: boolean;
+  /** Deadlines the operation sets itself (a review, an extension); otherwise finish() carries or ends them. */
+  deadlines?: Partial<Deadlines>;
+  /** An event although neither state nor reason changes (a reminder). */
+  event?: EventType;
   fields?: Pick<
     ApplicationUpdate,
-    "decisionReasons" | "decidedAt" | "cancelReason" | "customCancelReason" | "agreementTermsAndConditions"
+    | "decisionReasons"
+    | "decidedAt"
+    | "cancelReason"
+    | "customCancelReason"
+    | "agreementTermsAndConditions"
+    | "acceptedOffer"
+    | "reviewOutcome"
   >;
 }
 
@@ -136,13 +184,53 @@ export function refusalOf(operation: Operation, current: Current): Problem | und
 }
 
 /**
+ * The deadlines after an operation (deadlines.ts): an approval starts the authorization; what the
+ * operation sets itself stands; otherwise each deadline lives on while what it waits for does (the
+ * customer's answer, the review, goods to send) and ends with it.
+ */
+function deadlinesAfter(
+  app: ApplicationFacts,
+  next: StateAndReason,
+  lines: readonly Line[],
+  outcome: Outcome,
+  ctx: PlanContext,
+): Deadlines {
+  const carried: Deadlines = { expiresAt: null, reminderAt: null, reviewAt: null };
+  if (next.state === "PROCESSING" && next.stateReason === "PROCESSING_REDIRECT_NEEDED") {
+    carried.expiresAt = app.expiresAt;
+  } else if (next.state === "PROCESSING" && next.stateReason === "PROCESSING_MANUAL_REVIEW") {
+    carried.reviewAt = app.reviewAt;
+  } else if (next.state === "READY" && hasUnsentGoods(lines)) {
+    const started = outcome.approve ? authorization(ctx.at + ctx.deadlines.authorizationMs, ctx.deadlines) : app;
+    carried.expiresAt = started.expiresAt;
+    carried.reminderAt = started.reminderAt;
+  }
+  return { ...carried, ...outcome.deadlines };
+}
+
+/**
  * Completes an operation's outcome into a plan: the ledger decides whether the money may move (and
- * refuses otherwise), the state follows from the lines unless the operation set it, and a change of
- * state or reason gets its event with the next sequence number.
+ * refuses otherwise), the state follows from the lines unless the operation set it, the deadlines
+ * follow from the state (deadlinesAfter), and a change of state or reason gets its event with the next
+ * sequence number.
  */
 export function finish(current: Current, outcome: Outcome, ctx: PlanContext): Result<Plan> {
   const app = current.application;
   const lines = outcome.lines?.lines ?? current.lines;
+  if (lines.length > MAX_LINES) {
+    return refused(
+      problem(
+        "LINE_LIMIT_REACHED",
+        `an application holds at most ${MAX_LINES} order lines, and acting on part of a line adds one; act on whole lines`,
+        "items",
+      ),
+    );
+  }
+  if (outcome.document && current.documents.length >= MAX_DOCUMENTS) {
+    return refused(
+      problem("DOCUMENT_LIMIT_REACHED", `an application keeps at most ${MAX_DOCUMENTS} documents`, "document"),
+    );
+  }
   const moved = move(ledgerOf(app, current.lines), { ...outcome.movement, financed: financedAmount(lines) });
   if (!moved.ok) return moved;
   const ledger = outcome.approve ? approve(moved.value) : moved.value;
@@ -153,7 +241,9 @@ export function finish(current: Current, outcome: Outcome, ctx: PlanContext): Re
       lines.map((l) => l.state),
     );
   const changed = next.state !== app.state || next.stateReason !== app.stateReason;
-  const sequence = app.eventSequence + (changed ? 1 : 0);
+  const eventType: EventType | undefined = changed ? "APPLICATION_STATE_CHANGED" : outcome.event;
+  const sequence = app.eventSequence + (eventType ? 1 : 0);
+  const deadlines = deadlinesAfter(app, next, lines, outcome, ctx);
   const refund = outcome.movement?.refund ?? 0;
   return ok({
     application: {
@@ -164,6 +254,8 @@ export function finish(current: Current, outcome: Outcome, ctx: PlanContext): Re
       approvedAmount: ledger.approved,
       refundedAmount: ledger.refunded,
       eventSequence: sequence,
+      ...deadlines,
+      nextDueAt: nextDue(deadlines),
     },
     ...(outcome.lines ? { lines: outcome.lines } : {}),
     ...(outcome.refund && refund > 0
@@ -178,16 +270,30 @@ export function finish(current: Current, outcome: Outcome, ctx: PlanContext): Re
         }
       : {}),
     ...(outcome.document ? { document: { id: ctx.newId(), ...outcome.document, createdAt: ctx.at } } : {}),
-    ...(changed
-      ? { event: { id: ctx.newId(), sequence, state: next.state, stateReason: next.stateReason, occurredAt: ctx.at } }
+    ...(eventType
+      ? {
+          event: {
+            id: ctx.newId(),
+            type: eventType,
+            sequence,
+            state: next.state,
+            stateReason: next.stateReason,
+            expiresAt: deadlines.expiresAt,
+            occurredAt: ctx.at,
+          },
+        }
       : {}),
   });
 }
 
-/** The application and its lines as the plan leaves them. */
-export function applyPlan<A extends ApplicationFacts, L extends Line>(
-  current: { application: A; lines: readonly L[] },
+/** The application, its lines and documents as the plan leaves them (written, so one version on). */
+export function applyPlan<A extends ApplicationFacts, L extends Line, D>(
+  current: { application: A; lines: readonly L[]; documents: readonly D[] },
   plan: Plan,
-): { application: A & ApplicationUpdate; lines: readonly (L | Line)[] } {
-  return { application: { ...current.application, ...plan.application }, lines: plan.lines?.lines ?? current.lines };
+): { application: A & ApplicationUpdate; lines: readonly (L | Line)[]; documents: readonly (D | DocumentRecord)[] } {
+  return {
+    application: { ...current.application, ...plan.application, version: current.application.version + 1 },
+    lines: plan.lines?.lines ?? current.lines,
+    documents: plan.document ? [...current.documents, plan.document] : current.documents,
+  };
 }

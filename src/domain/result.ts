@@ -26,6 +26,8 @@ export type RefusalCode =
   | "APPLICATION_ALREADY_CANCELLED"
   /** DECIDE on an application whose outcome is already known (the gateway then shows the outcome). */
   | "APPLICATION_ALREADY_DECIDED"
+  /** The customer's answer at the gateway names an offer that has changed since (the gateway shows the new one). */
+  | "OFFER_CHANGED"
   | "ORDER_ALREADY_SENT"
   | "ITEM_NOT_FOUND"
   | "INVALID_QUANTITY"
@@ -36,6 +38,20 @@ export type RefusalCode =
   | "DISCOUNT_NOT_SEPARABLE"
   | "FILE_TOO_LARGE"
   | "FILE_TYPE_NOT_ALLOWED"
+  /** The application holds the most order lines (or documents) one may hold (src/domain/plan.ts). */
+  | "LINE_LIMIT_REACHED"
+  | "DOCUMENT_LIMIT_REACHED"
+  /** The partner's share of the storage every partner shares is used up (an operator can raise it). */
+  | "STORAGE_QUOTA_EXCEEDED"
+  /** A rotation would cut a signing secret whose overlap still runs (src/domain/signing-secrets.ts). */
+  | "ROTATION_LIMIT_REACHED"
+  /** A deadline passed (src/domain/deadlines.ts): the goods' authorization, or the customer's time. */
+  | "AUTHORIZATION_EXPIRED"
+  /** An extension of an authorization with no goods left to send, or past its cap. */
+  | "NOTHING_TO_EXTEND"
+  | "EXTENSION_LIMIT_REACHED"
+  /** The sweep (or a sandbox's advance) found nothing due: never a partner's answer. */
+  | "NOTHING_DUE"
   | "IDEMPOTENCY_KEY_REUSED";
 
 /** Codes of a request that collided with another one; retrying it is the remedy (409). */

@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { HonoEnv } from "../env";
 import { ApiError } from "../http/errors";
-import { warnTransient } from "../http/log";
+import { logForRequest } from "../http/log";
 import { isTransient, retryAfterSeconds } from "../transient";
 import { ErrorPage } from "./pages";
 
@@ -35,12 +35,10 @@ export function gatewayError(err: Error, c: Context<HonoEnv>) {
   if (err instanceof ApiError && err.status === 404) return errorPage(c, 404);
   if ((err instanceof ApiError || err instanceof HTTPException) && err.status < 500) return errorPage(c, 400);
   if (isTransient(err)) {
-    warnTransient(c, err);
+    logForRequest(c, "warn", "transient failure, answered 503", err);
     c.header("Retry-After", String(retryAfterSeconds(err)));
     return errorPage(c, 503);
   }
-  console.error(
-    JSON.stringify({ level: "error", requestId: c.get("requestId"), message: err.message, stack: err.stack }),
-  );
+  logForRequest(c, "error", "request failed, answered 500", err);
   return errorPage(c, 500);
 }

@@ -1,5 +1,4 @@
 import { Hono } from "hono";
-import { config } from "../config";
 import type { HonoEnv } from "../env";
 import { gatewayError } from "./errors";
 import { showGateway } from "./show";
@@ -16,7 +15,7 @@ gateway.use("/gateway/*", async (c, next) => {
   // The page shows personal data and its URL carries the token: never cache it, never leak it as a
   // Referer. Forms may only post here; after the POST the browser follows a redirect to the partner's
   // URL, which CSP form-action also governs, hence the schemes (plain http only where it is allowed).
-  const formTargets = config(c.env).REQUIRE_HTTPS ? "'self' https:" : "'self' https: http:";
+  const formTargets = c.var.config.REQUIRE_HTTPS ? "'self' https:" : "'self' https: http:";
   c.header("Cache-Control", "no-store");
   c.header(
     "Content-Security-Policy",

@@ -1,6 +1,5 @@
 import type { Context } from "hono";
 import { gatewayTokenMatches } from "../auth/gateway-token";
-import { config } from "../config";
 import { applicationOwner } from "../db/applications";
 import { database } from "../db/client";
 import type { HonoEnv } from "../env";
@@ -24,6 +23,6 @@ export async function gatewayOwner(
   applicationId: string,
   token: string,
 ): Promise<GatewayOwner | null> {
-  if (!(await gatewayTokenMatches(config(c.env).AUTH_PEPPER, applicationId, token))) return null;
+  if (!(await gatewayTokenMatches(c.var.config.AUTH_PEPPER, applicationId, token))) return null;
   return applicationOwner(database(c.env), applicationId);
 }

@@ -4,7 +4,7 @@
  */
 import { raw } from "hono/html";
 import type { Child } from "hono/jsx";
-import type { Outcome } from "./outcome";
+import type { Outcome } from "../domain/customer-outcome";
 
 const STYLE = `
 *{box-sizing:border-box}
@@ -29,6 +29,7 @@ ol.plan li:first-child{border-top:0}
 button,.button{display:block;width:100%;padding:.85rem 1rem;border-radius:8px;border:1px solid #1b1f24;
   background:#fff;color:#1b1f24;font:inherit;font-weight:600;text-align:center;text-decoration:none;cursor:pointer}
 button.primary,.button.primary{background:#0b5cad;border-color:#0b5cad;color:#fff}
+.notice{border-left:4px solid #b35900}
 `;
 
 function Layout({ title, children }: { title: string; children: Child }) {
@@ -61,6 +62,10 @@ export interface ApplicationPageView {
   instalments: { number: number; amount: string; dueDate: string }[];
   /** True when the partner did not send agreementTermsAndConditions: the customer must tick it here. */
   agreementNeeded: boolean;
+  /** Names this offer; the form sends it back, so that an answer decides only the offer it answers. */
+  offerToken: string;
+  /** Shown again because the offer the customer answered has changed since. */
+  changed: boolean;
 }
 
 const HEADINGS: Record<string, string> = {
@@ -96,6 +101,15 @@ export function ApplicationPage({ view }: { view: ApplicationPageView }) {
   const heading = HEADINGS[view.type] ?? "Financing";
   return (
     <Layout title={`${heading} · ${view.merchantName}`}>
+      {view.changed ? (
+        <div class="card notice" role="alert" id="offer-changed">
+          <h2>The order changed</h2>
+          <p>
+            The order or its payment dates changed after you opened this page, so nothing was decided yet. Please check
+            the order and your payments below, and confirm again if you agree.
+          </p>
+        </div>
+      ) : null}
       <div class="card">
         <p class="merchant">{view.merchantName}</p>
         <h1>{heading}</h1>
@@ -136,6 +150,7 @@ export function ApplicationPage({ view }: { view: ApplicationPageView }) {
       </section>
       {/* No action attribute: the form posts back to this URL, which carries the token. */}
       <form method="post" class="card">
+        <input type="hidden" name="offer" value={view.offerToken} />
         {view.agreementNeeded ? (
           <label class="agree">
             {/* required spares the customer a rejection for a forgotten tick; the server checks anyway. */}
@@ -170,6 +185,16 @@ const OUTCOMES: Record<Outcome, { heading: string; message: (order: string, merc
   cancelled: {
     heading: "Application cancelled",
     message: (order) => `The financing application for order ${order} was cancelled. You will not be charged.`,
+  },
+  expired: {
+    heading: "This offer has expired",
+    message: (order, merchant) =>
+      `The time to confirm financing of order ${order} has passed, and you will not be charged. Please return to ${merchant} to pay for your order again.`,
+  },
+  review: {
+    heading: "We are reviewing your application",
+    message: (order, merchant) =>
+      `Thank you: your financing of order ${order} needs a short review. ${merchant} will tell you the outcome; there is nothing more for you to do here.`,
   },
 };
 

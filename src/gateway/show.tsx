@@ -1,25 +1,52 @@
 import { type Context, Hono } from "hono";
-import { today } from "../clock";
-import { config, urlPolicy } from "../config";
+import { now, today } from "../clock";
+import { urlPolicy } from "../config";
 import { type Aggregate, loadAggregate } from "../db/applications";
 import { database } from "../db/client";
-import { instalments } from "../domain/financing-terms";
+import { outcomeOf, outcomeRedirect } from "../domain/customer-outcome";
+import { offerOf, offerToken } from "../domain/offer";
 import type { HonoEnv } from "../env";
 import { errorPage } from "./errors";
 import { formatMoney } from "./format";
 import { GATEWAY_PATH, type GatewayOwner, gatewayOwner } from "./load";
-import { outcomeOf, outcomeRedirect } from "./outcome";
 import { ApplicationPage, OutcomePage } from "./pages";
 
 /** The outcome, with a way back to the shop where the partner's URL is one we may send a customer to. */
 export function outcomePage(c: Context<HonoEnv>, owner: GatewayOwner, app: Aggregate["application"]) {
   return c.html(
     <OutcomePage
-      outcome={outcomeOf(app.state)!}
+      outcome={outcomeOf(app, now())!}
       merchantName={owner.merchantName}
       orderNumber={app.orderDetails.number}
-      backUrl={outcomeRedirect(app, urlPolicy(config(c.env)))}
+      backUrl={outcomeRedirect(app, urlPolicy(c.var.config))}
     />,
+  );
+}
+
+/**
+ * The offer: what confirming today would mean, and the form whose hidden token names exactly this offer
+ * (src/domain/offer.ts). `changed`: shown again because the offer the customer answered has changed.
+ */
+export function offerPage(c: Context<HonoEnv>, owner: GatewayOwner, aggregate: Aggregate, changed = false) {
+  const { application: app } = aggregate;
+  const termsDate = today(c.var.config.SERVICE_TIMEZONE);
+  const offer = offerOf(aggregate, termsDate);
+  const money = (amount: number) => formatMoney(amount, offer.currency);
+  return c.html(
+    <ApplicationPage
+      view={{
+        merchantName: owner.merchantName,
+        type: offer.type,
+        orderNumber: app.orderDetails.number,
+        items: offer.items.map((i) => ({ name: i.name, quantity: i.quantity, total: money(i.total) })),
+        total: money(offer.total),
+        instalments: offer.instalments.map((i) => ({ ...i, amount: money(i.amount) })),
+        agreementNeeded: !app.agreementTermsAndConditions,
+        offerToken: offerToken(aggregate, termsDate),
+        changed,
+      }}
+    />,
+    changed ? 409 : 200,
   );
 }
 
@@ -30,28 +57,6 @@ export const showGateway = new Hono<HonoEnv>().get(GATEWAY_PATH, async (c) => {
   if (!owner) return errorPage(c, 404);
   const aggregate = await loadAggregate(database(c.env), owner.partnerId, applicationId);
   if (!aggregate) return errorPage(c, 404);
-  const { application: app, lines } = aggregate;
-  const { number: orderNumber } = app.orderDetails;
-
-  if (outcomeOf(app.state)) return outcomePage(c, owner, app);
-
-  // The terms are computed, not stored: they are what confirming today would mean.
-  const date = today(config(c.env).SERVICE_TIMEZONE);
-  const money = (amount: number) => formatMoney(amount, app.currency);
-  return c.html(
-    <ApplicationPage
-      view={{
-        merchantName: owner.merchantName,
-        type: app.type,
-        orderNumber,
-        // Lines the partner already cancelled are not financed, so not shown.
-        items: lines
-          .filter((l) => l.state !== "CANCELLED")
-          .map((l) => ({ name: l.name, quantity: l.quantity, total: money(l.totalPriceAmount) })),
-        total: money(app.totalAmount),
-        instalments: instalments(app.type, app.totalAmount, date).map((i) => ({ ...i, amount: money(i.amount) })),
-        agreementNeeded: !app.agreementTermsAndConditions,
-      }}
-    />,
-  );
+  if (outcomeOf(aggregate.application, now())) return outcomePage(c, owner, aggregate.application);
+  return offerPage(c, owner, aggregate);
 });

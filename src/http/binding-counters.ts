@@ -1,5 +1,5 @@
 import { createMiddleware } from "hono/factory";
-import { config, type Env } from "../config";
+import type { Env } from "../config";
 import type { HonoEnv } from "../env";
 
 /**
@@ -86,7 +86,7 @@ function countingNamespace(namespace: Env["RATE_LIMITER"], counts: Counts): Env[
 }
 
 export const countBindings = createMiddleware<HonoEnv>(async (c, next) => {
-  if (!config(c.env).COUNT_BINDINGS) return next();
+  if (!c.var.config.COUNT_BINDINGS) return next();
   const counts: Counts = { roundTrips: 0, statements: 0, objectCalls: 0 };
   c.env = {
     ...c.env,

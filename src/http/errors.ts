@@ -1,9 +1,15 @@
 import type { ZodError } from "zod";
 import type { Problem, ProblemCode, Result } from "../domain/result";
 
+/**
+ * The code of the last entry of a list cut short (ApiError.of): it says how many problems are not
+ * listed. Never a problem of its own, so it decides no status.
+ */
+export const MORE_PROBLEMS = "MORE_PROBLEMS";
+
 /** One problem of a 400, 409 or 422, with `attribute` a path into the request. */
 export interface ErrorDetail {
-  code: ProblemCode;
+  code: ProblemCode | typeof MORE_PROBLEMS;
   message: string;
   severity: "ERROR";
   attribute?: string;
@@ -58,6 +64,7 @@ const PROBLEM_KINDS: Record<ProblemCode, "invalid_request" | "conflict" | "unpro
   APPLICATION_REJECTED: "unprocessable",
   APPLICATION_ALREADY_CANCELLED: "unprocessable",
   APPLICATION_ALREADY_DECIDED: "unprocessable",
+  OFFER_CHANGED: "unprocessable",
   ORDER_ALREADY_SENT: "unprocessable",
   ITEM_NOT_FOUND: "unprocessable",
   INVALID_QUANTITY: "unprocessable",
@@ -67,6 +74,14 @@ const PROBLEM_KINDS: Record<ProblemCode, "invalid_request" | "conflict" | "unpro
   DISCOUNT_NOT_SEPARABLE: "unprocessable",
   FILE_TOO_LARGE: "unprocessable",
   FILE_TYPE_NOT_ALLOWED: "unprocessable",
+  LINE_LIMIT_REACHED: "unprocessable",
+  DOCUMENT_LIMIT_REACHED: "unprocessable",
+  STORAGE_QUOTA_EXCEEDED: "unprocessable",
+  ROTATION_LIMIT_REACHED: "unprocessable",
+  AUTHORIZATION_EXPIRED: "unprocessable",
+  NOTHING_TO_EXTEND: "unprocessable",
+  EXTENSION_LIMIT_REACHED: "unprocessable",
+  NOTHING_DUE: "unprocessable",
   IDEMPOTENCY_KEY_REUSED: "unprocessable",
 };
 
@@ -93,17 +108,18 @@ export class ApiError extends Error {
 
   /**
    * The answer to problems found in a request: their codes decide the status (a malformed request
-   * outranks a conflict, which outranks a refusal), every problem is listed.
+   * outranks a conflict, which outranks a refusal). The problems are listed as far as the answer's
+   * bounds allow (`listed`); `total` counts problems the caller found but did not keep.
    */
-  static of(problems: readonly Problem[], headers?: Record<string, string>): ApiError {
-    const kinds = problems.map((p) => PROBLEM_KINDS[p.code]);
-    const kind = kinds.includes("invalid_request")
+  static of(problems: readonly Problem[], total = problems.length): ApiError {
+    const kinds = new Set(problems.map((p) => PROBLEM_KINDS[p.code]));
+    const kind = kinds.has("invalid_request")
       ? "invalid_request"
-      : kinds.includes("conflict")
+      : kinds.has("conflict")
         ? "conflict"
         : "unprocessable";
-    const errors = problems.map((p) => detail(p.code, p.message, p.attribute));
-    return new ApiError(kind, describe(errors), errors, headers);
+    const errors = listed(problems, total);
+    return new ApiError(kind, describe(errors, total), errors);
   }
 
   static notFound(what = "resource"): ApiError {
@@ -117,15 +133,62 @@ export function orRefuse<T>(result: Result<T>): T {
   return result.value;
 }
 
-function describe(errors: ErrorDetail[]): string {
+/** At most this many entries in `errors[]`; when there are more problems the last entry counts them. */
+export const MAX_LISTED_PROBLEMS = 100;
+/**
+ * The bytes `errors[]` may take as JSON. Messages and attributes can echo the request (a key, a filter
+ * value), so entries are measured as they are listed: no request makes an error answer larger than
+ * this and its description, which together stay far inside 64 KB.
+ */
+export const MAX_LISTED_BYTES = 48 * 1024;
+/** Characters kept of one message or attribute. */
+const MAX_TEXT = 500;
+const utf8 = new TextEncoder();
+
+/** The problems as error entries, cut where the bounds above say, with a last entry counting the rest. */
+function listed(problems: readonly Problem[], total: number): ErrorDetail[] {
+  const errors: ErrorDetail[] = [];
+  let bytes = 2;
+  for (const p of problems) {
+    const entry = detail(p.code, p.message, p.attribute);
+    const size = utf8.encode(JSON.stringify(entry)).length + 1;
+    if (errors.length === MAX_LISTED_PROBLEMS - 1 && total > MAX_LISTED_PROBLEMS) break;
+    if (bytes + size > MAX_LISTED_BYTES) break;
+    errors.push(entry);
+    bytes += size;
+  }
+  if (errors.length < total) {
+    const more = total - errors.length;
+    errors.push({
+      code: MORE_PROBLEMS,
+      message: `${more} more problem${more === 1 ? " is" : "s are"} not listed`,
+      severity: "ERROR",
+    });
+  }
+  return errors;
+}
+
+function describe(errors: ErrorDetail[], total: number): string {
   const first = errors[0];
   if (!first) return "invalid request";
   const head = first.attribute ? `${first.attribute}: ${first.message}` : first.message;
-  return errors.length > 1 ? `${head} (and ${errors.length - 1} more)` : head;
+  return total > 1 ? `${head} (and ${total - 1} more)` : head;
+}
+
+/** Text of the request's making kept to MAX_TEXT characters, never cutting a character in two. */
+function bounded(text: string): string {
+  if (text.length <= MAX_TEXT) return text;
+  const cut = /[\uD800-\uDBFF]/.test(text[MAX_TEXT - 1]!) ? MAX_TEXT - 1 : MAX_TEXT;
+  return `${text.slice(0, cut)}…`;
 }
 
 export function detail(code: ProblemCode, message: string, attribute?: string): ErrorDetail {
-  return { code, message, severity: "ERROR", ...(attribute !== undefined ? { attribute } : {}) };
+  return {
+    code,
+    message: bounded(message),
+    severity: "ERROR",
+    ...(attribute !== undefined ? { attribute: bounded(attribute) } : {}),
+  };
 }
 
 /** `["order", "items", 0, "totalPrice"]` → `order.items[0].totalPrice`. */

@@ -2,7 +2,6 @@ import { createMiddleware } from "hono/factory";
 import { openSecret, sealSecret, sha256Hex } from "../auth/crypto";
 import { session } from "../auth/require-session";
 import { now } from "../clock";
-import { config } from "../config";
 import type { HonoEnv } from "../env";
 import { ApiError, detail } from "./errors";
 
@@ -26,8 +25,12 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * startup (this middleware is part of every request; most send no key).
  */
 const keyStore = async () => {
-  const [{ database }, keys] = await Promise.all([import("../db/client"), import("../db/idempotency-keys")]);
-  return { database, ...keys };
+  const [{ database }, keys, storage] = await Promise.all([
+    import("../db/client"),
+    import("../db/idempotency-keys"),
+    import("../db/storage"),
+  ]);
+  return { database, ...keys, ...storage };
 };
 
 /**
@@ -48,17 +51,26 @@ export const idempotency = createMiddleware<HonoEnv>(async (c, next) => {
     ]);
   }
   const { partnerId } = session(c);
-  const pepper = config(c.env).AUTH_PEPPER;
+  const pepper = c.var.config.AUTH_PEPPER;
   const target = `${c.req.method} ${new URL(c.req.url).pathname}`;
   const body = await (c.req.bodyCache as Record<string, Promise<string>>).text;
   const requestHash = await sha256Hex(`${target}\n${body}`);
-  const { database, claimKey, keyRow, releaseKey, storeAnswer } = await keyStore();
+  const { database, claimKey, keyRow, releaseKey, storeAnswer, StorageQuotaExceeded, STORAGE_QUOTA_PROBLEM } =
+    await keyStore();
   const db = database(c.env);
+  const quota = c.var.config.STORAGE_QUOTA_BYTES;
 
   for (let waited = 0; ; waited += POLL_MS) {
     const at = now();
     const claim = { partnerId, key, target, requestHash, at, leaseUntil: at + IDEMPOTENCY_LEASE_MS };
-    if (await claimKey(db, claim, IDEMPOTENCY_TTL_MS)) break;
+    let claimed: boolean;
+    try {
+      claimed = await claimKey(db, claim, IDEMPOTENCY_TTL_MS, quota);
+    } catch (error) {
+      if (error instanceof StorageQuotaExceeded) throw ApiError.of([STORAGE_QUOTA_PROBLEM]);
+      throw error;
+    }
+    if (claimed) break;
 
     const first = await keyRow(db, partnerId, key);
     // Gone: the first request failed with a 5xx and released the key; claim it in the next round.

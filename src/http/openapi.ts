@@ -1,7 +1,7 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import type { ConflictCode, InvalidCode, ProblemCode, RefusalCode } from "../domain/result";
 import type { HonoEnv } from "../env";
-import { ApiError, type ErrorCode, zodProblems } from "./errors";
+import { ApiError, type ErrorCode, MAX_LISTED_PROBLEMS, MORE_PROBLEMS, zodProblems } from "./errors";
 
 /**
  * Every router is an OpenAPIHono built here, so that a validation failure of any route (body, query or
@@ -122,7 +122,13 @@ function buildErrorBody(errors: readonly ErrorCode[], codes?: readonly ProblemCo
     error_description: z.string(),
     requestId: z.string(),
     ...(codes
-      ? { errors: z.array(ErrorDetailSchema.extend({ code: z.enum(codes as [ProblemCode, ...ProblemCode[]]) })) }
+      ? {
+          errors: z
+            .array(ErrorDetailSchema.extend({ code: z.enum([codes[0]!, ...codes.slice(1), MORE_PROBLEMS]) }))
+            .openapi({
+              description: `At most ${MAX_LISTED_PROBLEMS} entries; when a request has more problems, the last entry (code ${MORE_PROBLEMS}) says how many are not listed`,
+            }),
+        }
       : {}),
   });
 }
@@ -158,10 +164,26 @@ const ALWAYS_INVALID: InvalidCode[] = [
   "INVALID_REQUEST",
 ];
 
+/**
+ * The business rules that may refuse an operation (422), each with when it applies where the code alone
+ * does not say (empty otherwise): one declaration gives the 422's `errors[].code` enum and the prose of
+ * the operation's description (`withRefusals`), so the two cannot differ.
+ */
+export type Refusals = Partial<Record<RefusalCode, string>>;
+
+/** The operation's description followed by its refusals, as partners read them. */
+export function withRefusals(description: string, refusals: Refusals): string {
+  const listed = Object.entries(refusals).map(([code, when]) => (when ? `${code} (${when})` : code));
+  return `${description} Refusals (422): ${listed.join(", ")}.`;
+}
+
 export interface FailureSpec {
   /** Takes a JSON body: 413 and 415. */
   body?: boolean;
-  /** A POST or PUT under /financing/v1: `Idempotency-Key` and its 409 and 422. */
+  /**
+   * A POST or PUT under /financing/v1: `Idempotency-Key` and its 409 and 422, and the partner's storage
+   * quota (a stored answer counts towards it, so does whatever the write adds).
+   */
   idempotent?: boolean;
   /** Behind a bearer token (401). Default true. */
   session?: boolean;
@@ -170,7 +192,7 @@ export interface FailureSpec {
   /** 400 codes of this operation beyond the ones every request can have. */
   invalid?: InvalidCode[];
   /** 422 codes of the business rules this operation applies. */
-  refusals?: RefusalCode[];
+  refusals?: Refusals;
   /** Changes an application through its guarded write, so that a storm of writes can end in 409. */
   guarded?: boolean;
 }
@@ -186,8 +208,8 @@ export function failures(spec: FailureSpec = {}) {
     "IDEMPOTENCY_KEY_IN_USE",
   ];
   const refusals: RefusalCode[] = [
-    ...(spec.refusals ?? []),
-    ...(idempotent ? ["IDEMPOTENCY_KEY_REUSED" as const] : []),
+    ...(Object.keys(spec.refusals ?? {}) as RefusalCode[]),
+    ...(idempotent ? ["IDEMPOTENCY_KEY_REUSED" as const, "STORAGE_QUOTA_EXCEEDED" as const] : []),
   ];
   const invalid: InvalidCode[] = [...ALWAYS_INVALID, ...(spec.invalid ?? [])];
   return {
@@ -300,6 +322,22 @@ export const withDefault = <T extends z.ZodType>(schema: T, value: z.output<T>, 
     .optional()
     .transform((v) => v ?? value)
     .openapi({ description: `${description ? `${description}. ` : ""}Default: ${JSON.stringify(value)}` });
+
+/**
+ * An array of at most `max` elements whose length is checked before any element is: zod validates
+ * every element first and counts after, so a million elements where a hundred are allowed would cost a
+ * million validations and as many problems. Refused whole instead, with zod's own issue and message.
+ * (The document is the same as for `z.array(element).min(min).max(max)`.)
+ */
+export const listOf = <T extends z.ZodType>(element: T, max: number, min?: { length: number; message?: string }) =>
+  z.preprocess(
+    (value, ctx) => {
+      if (!Array.isArray(value) || value.length <= max) return value;
+      ctx.issues.push({ code: "too_big", origin: "array", maximum: max, inclusive: true, input: value });
+      return z.NEVER;
+    },
+    min ? z.array(element).min(min.length, min.message).max(max) : z.array(element).max(max),
+  );
 
 /** A JSON answer with its example, the headers every response carries and `extra` ones. */
 export const jsonContent = <T extends z.ZodType>(

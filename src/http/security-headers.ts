@@ -3,8 +3,8 @@ import { createMiddleware } from "hono/factory";
 /**
  * The security headers of every response, error pages included: the ones Hono's `secureHeaders()`
  * sets with its defaults (test/http/security-headers.test.ts holds them equal), as a fixed table: ours
- * never vary, and building the library's from its options at startup took 4 % of the Worker's start
- * (bench/tried.md).
+ * never vary, and building the library's from its options at startup was a measurable share of the
+ * Worker's start (bench/tried.md, "startup: what is left").
  */
 const SECURITY_HEADERS: readonly (readonly [name: string, value: string])[] = [
   ["Cross-Origin-Resource-Policy", "same-origin"],

@@ -1,4 +1,5 @@
 import type { Env } from "../config";
+import { errorFields, log } from "../log";
 import type { NotificationMessage } from "./message";
 
 /**
@@ -14,14 +15,10 @@ export async function publish(env: Env, messages: readonly NotificationMessage[]
     }
     return true;
   } catch (error) {
-    console.warn(
-      JSON.stringify({
-        level: "warn",
-        message: "enqueueing notifications failed; the sweep will retry",
-        events: messages.length,
-        error: error instanceof Error ? error.message : String(error),
-      }),
-    );
+    log("warn", "enqueueing notifications failed; the sweep will retry", {
+      events: messages.length,
+      ...errorFields(error),
+    });
     return false;
   }
 }

@@ -2,9 +2,10 @@ import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { sha256Hex } from "../auth/crypto";
 import { now } from "../clock";
-import { config, type Env } from "../config";
+import type { Env } from "../config";
 import type { HonoEnv } from "../env";
 import { ApiError } from "../http/errors";
+import { logForRequest } from "../http/log";
 import { isOverloaded } from "../transient";
 import type { HitResult, Quota, SessionRecord } from "./durable-object";
 
@@ -45,7 +46,7 @@ async function sessionFromDatabase(env: Env, tokenHash: string, at: number): Pro
  * answered 503 with Retry-After (app.onError) instead.
  */
 export const rateLimitAndSession = createMiddleware<HonoEnv>(async (c, next) => {
-  const { RATE_LIMIT_REQUESTS: limit, RATE_LIMIT_WINDOW_SECONDS: windowSeconds } = config(c.env);
+  const { RATE_LIMIT_REQUESTS: limit, RATE_LIMIT_WINDOW_SECONDS: windowSeconds } = c.var.config;
   const at = now();
   const authorization = c.req.header("Authorization");
   const token = bearerToken(authorization);
@@ -57,7 +58,7 @@ export const rateLimitAndSession = createMiddleware<HonoEnv>(async (c, next) => 
       result = await limiter(c.env, tokenSubject(tokenHash)).hit(at, limit, windowSeconds, true);
     } catch (error) {
       if (isOverloaded(error)) throw error;
-      warn(c, "rate limiter unreachable, serving unmetered", error);
+      logForRequest(c, "warn", "rate limiter unreachable, serving unmetered", error);
       const session = await sessionFromDatabase(c.env, tokenHash, at);
       result = { ...unmetered(at, limit, windowSeconds), session, bookmark: null };
     }
@@ -73,7 +74,7 @@ export const rateLimitAndSession = createMiddleware<HonoEnv>(async (c, next) => 
       result = await limiter(c.env, addressSubject(address)).hit(at, limit, windowSeconds);
     } catch (error) {
       if (isOverloaded(error)) throw error;
-      warn(c, "rate limiter unreachable, serving unmetered", error);
+      logForRequest(c, "warn", "rate limiter unreachable, serving unmetered", error);
       result = { ...unmetered(at, limit, windowSeconds), session: null, bookmark: null };
     }
   }
@@ -97,15 +98,4 @@ export function setQuotaHeaders(c: Context, quota: Quota): void {
 function unmetered(at: number, limit: number, windowSeconds: number): Quota {
   const size = windowSeconds * 1000;
   return { allowed: true, limit, remaining: limit, reset: Math.max(1, Math.ceil((size - (at % size)) / 1000)) };
-}
-
-export function warn(c: Context<HonoEnv>, message: string, error: unknown): void {
-  console.warn(
-    JSON.stringify({
-      level: "warn",
-      requestId: c.get("requestId"),
-      message,
-      error: error instanceof Error ? error.message : String(error),
-    }),
-  );
 }

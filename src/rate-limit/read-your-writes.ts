@@ -1,11 +1,12 @@
 import { createMiddleware } from "hono/factory";
 import type { HonoEnv } from "../env";
-import { limiter, tokenSubject, warn } from "./client";
+import { logForRequest } from "../http/log";
+import { limiter, tokenSubject } from "./client";
 
 /**
  * The D1 session module, imported by the first partner request rather than at the Worker's startup: its
- * AsyncLocalStorage is the runtime's `node:async_hooks`, whose import was a tenth of the startup's CPU
- * (bench/tried.md). A cold isolate's first request that uses the database imports it with its route
+ * AsyncLocalStorage is the runtime's `node:async_hooks`, whose import was a measurable share of the
+ * startup's CPU (bench/tried.md). A cold isolate's first request that uses the database imports it with its route
  * group and Drizzle anyway, so the import leaves the startup without adding to a first request. Kept
  * once loaded, so later requests do not wait on an import.
  */
@@ -32,6 +33,6 @@ export const readYourWrites = createMiddleware<HonoEnv>(async (c, next) => {
     await limiter(c.env, tokenSubject(session.tokenHash)).remember(bookmark);
   } catch (error) {
     // The write stands; only this token's next read may come from a replica that has not seen it yet.
-    warn(c, "could not keep the write's bookmark; the next read may not see it", error);
+    logForRequest(c, "warn", "could not keep the write's bookmark; the next read may not see it", error);
   }
 });

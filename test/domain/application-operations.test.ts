@@ -1,21 +1,48 @@
 import { describe, expect, it } from "vitest";
-import { planCancellation, planCustomerAnswer, planDecision } from "../../src/domain/application-operations";
-import { planRefund } from "../../src/domain/order-operations";
+import {
+  planCancellation,
+  planCreate,
+  planCustomerAnswer,
+  planDecision,
+} from "../../src/domain/application-operations";
+import { offerToken } from "../../src/domain/offer";
+import { planChange, planRefund } from "../../src/domain/order-operations";
 import { application, applied, context, item, refusal } from "../support/domain";
 
 const ctx = context();
 const LIMITS = { DEFERRED_PAYMENT: { CZK: 5000 } };
+const TODAY = "2026-11-23";
+const SANDBOX = { sandbox: false, reviewMs: 600_000 };
 
 describe("the decision", () => {
   it("approves within the limit and fixes the approved amount at the financed total", () => {
     const current = application([item("KB-01", 1000), item("DISC", -200)], "PROCESSING");
-    const decided = applied(current, planDecision(current, { agreedNow: false, limits: LIMITS }, ctx));
+    const decided = applied(
+      current,
+      planDecision(current, { agreedNow: false, limits: LIMITS, termsDate: TODAY, ...SANDBOX }, ctx),
+    );
     expect(decided.application).toMatchObject({ state: "READY", stateReason: "READY_TO_SHIP", approvedAmount: 800 });
+  });
+
+  it("records the offer accepted: the lines financed, their total and the terms of that day", () => {
+    const current = application([item("KB-01", 1000), item("DISC", -200)], "PROCESSING");
+    const plan = planDecision(current, { agreedNow: false, limits: LIMITS, termsDate: TODAY, ...SANDBOX }, ctx);
+    expect(plan.ok && plan.value.application.acceptedOffer).toEqual({
+      type: "DEFERRED_PAYMENT",
+      currency: "CZK",
+      total: 800,
+      termsDate: TODAY,
+      items: [
+        { code: "KB-01", name: "KB-01", quantity: 1, total: 1000 },
+        { code: "DISC", name: "DISC", quantity: 1, total: -200 },
+      ],
+      instalments: [{ number: 1, amount: 800, dueDate: "2026-12-23" }],
+    });
   });
 
   it("rejects above the limit, keeping the reasons", () => {
     const current = application([item("KB-01", 6000)], "PROCESSING");
-    const plan = planDecision(current, { agreedNow: false, limits: LIMITS }, ctx);
+    const plan = planDecision(current, { agreedNow: false, limits: LIMITS, termsDate: TODAY, ...SANDBOX }, ctx);
     expect(plan.ok && plan.value.application).toMatchObject({
       state: "REJECTED",
       approvedAmount: null,
@@ -47,9 +74,19 @@ describe("the cancellation", () => {
 });
 
 describe("the customer's answer", () => {
+  const answer = (current: ReturnType<typeof application>, action: "confirm" | "cancel") =>
+    ({
+      action,
+      agreedNow: false,
+      limits: LIMITS,
+      termsDate: TODAY,
+      offer: offerToken(current, TODAY),
+      ...SANDBOX,
+    }) as const;
+
   it("is taken once: after the outcome a second answer is refused", () => {
     const current = application([item("KB-01", 1000)], "PROCESSING");
-    const request = { action: "confirm", agreedNow: false, limits: LIMITS } as const;
+    const request = answer(current, "confirm");
     const approved = applied(current, planCustomerAnswer(current, request, ctx));
     expect(refusal(planCustomerAnswer(approved, { ...request, action: "cancel" }, ctx))).toEqual([
       "APPLICATION_ALREADY_DECIDED",
@@ -58,10 +95,102 @@ describe("the customer's answer", () => {
 
   it("cancel cancels with the customer's reason", () => {
     const current = application([item("KB-01", 1000)], "PROCESSING");
-    const plan = planCustomerAnswer(current, { action: "cancel", agreedNow: false, limits: LIMITS }, ctx);
+    const plan = planCustomerAnswer(current, answer(current, "cancel"), ctx);
     expect(plan.ok && plan.value.application).toMatchObject({
       state: "CANCELLED",
       cancelReason: "APPLICATION_CANCELLED_BY_CUSTOMER",
     });
+  });
+
+  it("decides nothing for an offer that changed since it was shown, whatever the answer", () => {
+    const shown = application([item("KB-01", 1000)], "PROCESSING");
+    const raised = applied(
+      shown,
+      planChange(
+        shown,
+        { order: { totalPrice: { amount: 4000, currency: "CZK" }, items: [item("KB-01", 4000)] } },
+        ctx,
+      ),
+    );
+    for (const action of ["confirm", "cancel"] as const) {
+      expect(refusal(planCustomerAnswer(raised, answer(shown, action), ctx))).toEqual(["OFFER_CHANGED"]);
+    }
+    // Answering the offer now shown decides it, and records that offer.
+    const approved = applied(raised, planCustomerAnswer(raised, answer(raised, "confirm"), ctx));
+    expect(approved.application).toMatchObject({
+      state: "READY",
+      approvedAmount: 4000,
+      acceptedOffer: { total: 4000 },
+    });
+  });
+
+  it("decides nothing on another day than the one shown (the due dates moved), nor without a token", () => {
+    const current = application([item("KB-01", 1000)], "PROCESSING");
+    const tomorrow = { ...answer(current, "confirm"), termsDate: "2026-11-24" };
+    expect(refusal(planCustomerAnswer(current, tomorrow, ctx))).toEqual(["OFFER_CHANGED"]);
+    const blind = { ...answer(current, "confirm"), offer: undefined };
+    expect(refusal(planCustomerAnswer(current, blind, ctx))).toEqual(["OFFER_CHANGED"]);
+  });
+});
+
+describe("the creation", () => {
+  const request = () => ({
+    type: "PAY_IN_THREE",
+    agreementTermsAndConditions: false,
+    customer: { email: "Jana@Example.com", fullName: "Jana" },
+    order: {
+      number: "ORD-1",
+      reservationDate: "2026-11-22T10:15:00+01:00",
+      variableSymbols: ["123"],
+      totalPrice: { amount: 1000, currency: "CZK" },
+      totalVat: [{ vatRate: 21, amount: 174, currency: "CZK" }],
+      items: [
+        {
+          code: "KB-01",
+          name: "Keyboard",
+          type: "PHYSICAL",
+          quantity: 1,
+          totalPrice: { amount: 1000, currency: "CZK" },
+          totalVat: { vatRate: 21, amount: 174, currency: "CZK" },
+        },
+      ],
+    },
+    merchantUrls: {
+      approvedRedirect: "https://shop.example.com/ok",
+      rejectedRedirect: "https://shop.example.com/no",
+      notificationEndpoint: "https://shop.example.com/hooks",
+    },
+  });
+  const policy = { requireHttps: true, allowedPorts: [] };
+
+  it("waits for the customer, with its lines and its first event", () => {
+    const plan = planCreate(request(), { ...ctx, urlPolicy: policy });
+    expect(plan.ok && plan.value.application).toMatchObject({
+      state: "PROCESSING",
+      stateReason: "PROCESSING_REDIRECT_NEEDED",
+      totalAmount: 1000,
+      currency: "CZK",
+      eventSequence: 1,
+      createdAt: ctx.at,
+      orderDetails: { number: "ORD-1", reservationDate: Date.parse("2026-11-22T09:15:00Z"), variableSymbols: ["123"] },
+    });
+    expect(plan.ok && plan.value.lines.map((l) => [l.code, l.state])).toEqual([["KB-01", "PROCESSING"]]);
+    expect(plan.ok && plan.value.event).toMatchObject({
+      sequence: 1,
+      state: "PROCESSING",
+      stateReason: "PROCESSING_REDIRECT_NEEDED",
+      occurredAt: ctx.at,
+    });
+  });
+
+  it("refuses amounts that do not add up and URLs we may not use, every problem named", () => {
+    const bad = request();
+    bad.order.totalPrice.amount = 999;
+    bad.merchantUrls.notificationEndpoint = "https://127.0.0.1/hooks";
+    const plan = planCreate(bad, { ...ctx, urlPolicy: policy });
+    expect(plan.ok || plan.problems.map((p) => [p.code, p.attribute])).toEqual([
+      ["TOTAL_PRICE_MISMATCH", "order.totalPrice.amount"],
+      ["INVALID_VALUE", "merchantUrls.notificationEndpoint"],
+    ]);
   });
 });

@@ -20,51 +20,68 @@ const CANCELLED = "APPLICATION_ALREADY_CANCELLED";
 const SENT = "ORDER_ALREADY_SENT";
 const DECIDED = "APPLICATION_ALREADY_DECIDED";
 
-const COLUMNS = ["DECIDE", "CANCEL", "CHANGE_ORDER", "CANCEL_ITEMS", "SEND", "DELIVER", "RETURN", "REFUND"] as const;
+const COLUMNS = [
+  "DECIDE",
+  "CANCEL",
+  "CHANGE_ORDER",
+  "CANCEL_ITEMS",
+  "SEND",
+  "DELIVER",
+  "RETURN",
+  "REFUND",
+  "EXTEND",
+] as const;
 
-// Written out by hand from the spec and CONTRACT 4–5, one row per state, reason and goodsOut.
+const NONE = (code: Expected): Expected[] => Array(9).fill(code);
+
+// Written out by hand from the spec and CONTRACT 4–6a, one row per state, reason and goodsOut.
 const TABLE: [ApplicationState, StateReason, boolean, Expected[]][] = [
-  ["PROCESSING", "PROCESSING_REDIRECT_NEEDED", false, [ok, ok, ok, ok, NOT_READY, NOT_READY, NOT_READY, NOT_READY]],
-  ["PROCESSING", "PROCESSING_REDIRECT_NEEDED", true, [ok, ok, ok, ok, NOT_READY, NOT_READY, NOT_READY, NOT_READY]],
-  ["READY", "READY_TO_SHIP", false, [DECIDED, ok, ok, ok, ok, ok, ok, ok]],
-  ["READY", "READY_TO_SHIP", true, [DECIDED, SENT, SENT, ok, ok, ok, ok, ok]],
-  ["READY", "READY_SHIPPED", false, [DECIDED, ok, ok, ok, ok, ok, ok, ok]],
-  ["READY", "READY_SHIPPED", true, [DECIDED, SENT, SENT, ok, ok, ok, ok, ok]],
-  ["READY", "READY_DELIVERED", false, [DECIDED, ok, ok, ok, ok, ok, ok, ok]],
-  ["READY", "READY_DELIVERED", true, [DECIDED, SENT, SENT, ok, ok, ok, ok, ok]],
-  ["REJECTED", "REJECTED", false, [REJECTED, REJECTED, REJECTED, REJECTED, REJECTED, REJECTED, REJECTED, REJECTED]],
-  ["REJECTED", "REJECTED", true, [REJECTED, REJECTED, REJECTED, REJECTED, REJECTED, REJECTED, REJECTED, REJECTED]],
   [
-    "CANCELLED",
-    "CANCELLED_NOT_PAID",
+    "PROCESSING",
+    "PROCESSING_REDIRECT_NEEDED",
     false,
-    [CANCELLED, CANCELLED, CANCELLED, CANCELLED, CANCELLED, CANCELLED, CANCELLED, CANCELLED],
+    [ok, ok, ok, ok, NOT_READY, NOT_READY, NOT_READY, NOT_READY, NOT_READY],
   ],
   [
-    "CANCELLED",
-    "CANCELLED_NOT_PAID",
+    "PROCESSING",
+    "PROCESSING_REDIRECT_NEEDED",
     true,
-    [CANCELLED, CANCELLED, CANCELLED, CANCELLED, CANCELLED, CANCELLED, CANCELLED, CANCELLED],
+    [ok, ok, ok, ok, NOT_READY, NOT_READY, NOT_READY, NOT_READY, NOT_READY],
   ],
+  // Under review the customer has answered: the partner may cancel, nothing else.
   [
-    "CANCELLED",
-    "CANCELLED_RETURNED",
+    "PROCESSING",
+    "PROCESSING_MANUAL_REVIEW",
     false,
-    [CANCELLED, CANCELLED, CANCELLED, CANCELLED, CANCELLED, CANCELLED, CANCELLED, CANCELLED],
+    [DECIDED, ok, NOT_READY, NOT_READY, NOT_READY, NOT_READY, NOT_READY, NOT_READY, NOT_READY],
   ],
   [
-    "CANCELLED",
-    "CANCELLED_RETURNED",
+    "PROCESSING",
+    "PROCESSING_MANUAL_REVIEW",
     true,
-    [CANCELLED, CANCELLED, CANCELLED, CANCELLED, CANCELLED, CANCELLED, CANCELLED, CANCELLED],
+    [DECIDED, ok, NOT_READY, NOT_READY, NOT_READY, NOT_READY, NOT_READY, NOT_READY, NOT_READY],
   ],
+  ["READY", "READY_TO_SHIP", false, [DECIDED, ok, ok, ok, ok, ok, ok, ok, ok]],
+  ["READY", "READY_TO_SHIP", true, [DECIDED, SENT, SENT, ok, ok, ok, ok, ok, ok]],
+  ["READY", "READY_SHIPPED", false, [DECIDED, ok, ok, ok, ok, ok, ok, ok, ok]],
+  ["READY", "READY_SHIPPED", true, [DECIDED, SENT, SENT, ok, ok, ok, ok, ok, ok]],
+  ["READY", "READY_DELIVERED", false, [DECIDED, ok, ok, ok, ok, ok, ok, ok, ok]],
+  ["READY", "READY_DELIVERED", true, [DECIDED, SENT, SENT, ok, ok, ok, ok, ok, ok]],
+  ["REJECTED", "REJECTED", false, NONE(REJECTED)],
+  ["REJECTED", "REJECTED", true, NONE(REJECTED)],
+  ["CANCELLED", "CANCELLED_NOT_PAID", false, NONE(CANCELLED)],
+  ["CANCELLED", "CANCELLED_NOT_PAID", true, NONE(CANCELLED)],
+  ["CANCELLED", "CANCELLED_RETURNED", false, NONE(CANCELLED)],
+  ["CANCELLED", "CANCELLED_RETURNED", true, NONE(CANCELLED)],
+  ["CANCELLED", "CANCELLED_EXPIRED", false, NONE(CANCELLED)],
+  ["CANCELLED", "CANCELLED_EXPIRED", true, NONE(CANCELLED)],
 ];
 
 const REASONS_OF: Record<ApplicationState, StateReason[]> = {
-  PROCESSING: ["PROCESSING_REDIRECT_NEEDED"],
+  PROCESSING: ["PROCESSING_REDIRECT_NEEDED", "PROCESSING_MANUAL_REVIEW"],
   READY: ["READY_TO_SHIP", "READY_SHIPPED", "READY_DELIVERED"],
   REJECTED: ["REJECTED"],
-  CANCELLED: ["CANCELLED_NOT_PAID", "CANCELLED_RETURNED"],
+  CANCELLED: ["CANCELLED_NOT_PAID", "CANCELLED_RETURNED", "CANCELLED_EXPIRED"],
 };
 
 describe("permits", () => {

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
+  afterFailure,
   MAX_HOP_SECONDS,
   RETRY_DELAYS_SECONDS,
   retryAfterSeconds,
@@ -63,5 +64,34 @@ describe("retryAfterSeconds", () => {
     expect(retryAfterSeconds("soon", now)).toBeUndefined();
     expect(retryAfterSeconds("9999999", now)).toBe(72 * 3600);
     expect(retryAfterSeconds(new Date(now - 60_000).toUTCString(), now)).toBe(0);
+  });
+});
+
+describe("what follows a failed attempt", () => {
+  const at = 1_000_000;
+  const failed = (httpStatus: number | null, retryAfter: string | null = null) => ({
+    httpStatus,
+    error: "HTTP 500",
+    retryAfter,
+  });
+
+  it("ends the deliveries on 410 Gone, and after the schedule is spent", () => {
+    expect(afterFailure(1, failed(410), at)).toMatchObject({ status: "FAILED", failedAttempts: 1 });
+    expect(afterFailure(RETRY_DELAYS_SECONDS.length + 1, failed(500), at)).toMatchObject({
+      status: "FAILED",
+      failureReason: `no 2xx answer in 13 attempts over 72 hours; last: HTTP 500`,
+    });
+  });
+
+  it("waits the schedule's delay, a 429 or 503 receiver's Retry-After, and an open circuit's end, whichever is last", () => {
+    expect(afterFailure(1, failed(500), at, 0, 0.5)).toEqual({
+      status: "PENDING",
+      failedAttempts: 1,
+      nextAttemptAt: at + 60_000,
+    });
+    expect(afterFailure(1, failed(503, "600"), at, 0, 0.5)).toMatchObject({ nextAttemptAt: at + 600_000 });
+    // A Retry-After on an answer that does not ask for patience is the receiver's business, not a rule.
+    expect(afterFailure(1, failed(500, "600"), at, 0, 0.5)).toMatchObject({ nextAttemptAt: at + 60_000 });
+    expect(afterFailure(1, failed(null), at, at + 300_000, 0.5)).toMatchObject({ nextAttemptAt: at + 300_000 });
   });
 });

@@ -27,9 +27,9 @@ function fakeToday(instant: string) {
 
 describe("GET /gateway/{applicationId}/{token}", () => {
   it("shows the merchant, the items, the total and the single deferred payment due in 30 days", async () => {
+    fakeToday("2027-01-31T12:00:00Z");
     const { partner, token } = await signIn();
     const app = await createApplication(token);
-    fakeToday("2027-01-31T12:00:00Z");
 
     const page = await openGateway(app.gatewayRedirectUrl);
 
@@ -48,9 +48,9 @@ describe("GET /gateway/{applicationId}/{token}", () => {
   });
 
   it("shows the three PAY_IN_THREE instalments due today, in 30 and in 60 days", async () => {
+    fakeToday("2027-01-31T12:00:00Z");
     const { partner, token } = await signIn();
     const app = await createApplication(token, applicationRequest({ type: "PAY_IN_THREE" }));
-    fakeToday("2027-01-31T12:00:00Z");
 
     const page = await openGateway(app.gatewayRedirectUrl);
 
@@ -81,10 +81,10 @@ describe("GET /gateway/{applicationId}/{token}", () => {
   });
 
   it("takes today in the service time zone", async () => {
+    fakeToday("2027-01-31T23:30:00Z");
     const { token } = await signIn();
     const app = await createApplication(token, applicationRequest({ type: "PAY_IN_THREE" }));
     // 23:30 UTC on 31 January is already 1 February in Prague.
-    fakeToday("2027-01-31T23:30:00Z");
 
     const page = await openGateway(app.gatewayRedirectUrl, { SERVICE_TIMEZONE: "Europe/Prague" });
 

@@ -29,8 +29,9 @@ describe("the OpenAPI document", () => {
           .map(([method, op]) => ({ route: `${method} ${path}`, statuses: Object.keys(op.responses) })),
       );
     // create, cancel, change, cancel items, send, deliver, return, refund, resend and replay
-    // notifications, rotate the signing secret
-    expect(writes).toHaveLength(11);
+    // notifications, rotate the signing secret, extend the authorization, precheck, and the sandbox's
+    // advance of the clock
+    expect(writes).toHaveLength(14);
     for (const { route, statuses } of writes) {
       expect({ route, statuses }).toEqual({ route, statuses: expect.arrayContaining(["409", "413", "415"]) });
     }
@@ -64,7 +65,7 @@ describe("the OpenAPI document", () => {
     expect(operations.every((o) => o.tags?.length === 1 && tagged.has(o.tags[0]!))).toBe(true);
     expect(doc.tags.every((t) => t.description.length > 0)).toBe(true);
     expect(operations.every((o) => Array.isArray(o.security))).toBe(true);
-    expect(Object.keys(doc.webhooks)).toEqual(["applicationStateChanged"]);
+    expect(Object.keys(doc.webhooks)).toEqual(["applicationStateChanged", "authorizationExpiring"]);
     expect(doc.servers.length).toBeGreaterThan(0);
   });
 

@@ -50,6 +50,8 @@ describe("the notification consumer", () => {
       eventId: event.id,
       eventType: "APPLICATION_STATE_CHANGED",
       sequence: 1,
+      // The customer's deadline: 72 hours after creation.
+      expiresAt: "2027-02-04T09:30:00+00:00",
       occurredAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00$/),
     };
     expect(JSON.parse(request!.body)).toEqual(expected);

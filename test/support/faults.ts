@@ -74,4 +74,18 @@ export const PLATFORM_ERRORS = {
   objectOverloaded: () =>
     Object.assign(new Error("Durable Object is overloaded. Too many requests queued."), { overloaded: true }),
   notTransient: () => new Error("D1_ERROR: no such table: applications_v2: SQLITE_ERROR"),
+  /** A database whose lock another connection holds, with SQLite's code (as `wrangler d1 execute` reports it). */
+  databaseBusy: () =>
+    new Error("D1_ERROR: database is locked: SQLITE_BUSY", { cause: new Error("database is locked: SQLITE_BUSY") }),
+  /**
+   * The same, as the local runtime hands it to the Worker (reproduced with `npm start` and
+   * `npm run partner:create` beside it): workerd keeps SQLITE_BUSY to its own log.
+   */
+  databaseBusyLocally: () => {
+    const message =
+      "Failed to parse body as JSON, got: Error: internal error; reference = 6mr3evk959at34eif6nri747\n" +
+      "    at D1DatabaseObject.queryExecute (file:///node_modules/miniflare/dist/src/workers/d1/database.worker.js:191:73)";
+    return new Error(`D1_ERROR: ${message}`, { cause: new Error(message) });
+  },
+  constraint: () => new Error("D1_ERROR: UNIQUE constraint failed: partners.username: SQLITE_CONSTRAINT"),
 };

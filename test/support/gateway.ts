@@ -33,8 +33,30 @@ export async function openGateway(url: string, vars?: Partial<Env>): Promise<Pag
   return { status: res.status, headers: res.headers, html, text };
 }
 
-/** The form as the browser posts it: application/x-www-form-urlencoded. */
-export function submitGateway(url: string, fields: Record<string, string>, vars?: Partial<Env>): Promise<Response> {
+/** The hidden inputs of a page's form (the offer token), as a browser would send them back. */
+export function hiddenFields(html: string): Record<string, string> {
+  const fields: Record<string, string> = {};
+  for (const [, name, value] of html.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)"\/?>/g)) {
+    fields[name!] = value!;
+  }
+  return fields;
+}
+
+/**
+ * The customer answers the page as a browser would: the page is opened, and its form posted with its
+ * hidden fields and `fields`. (A page that shows an outcome has no form: then only `fields` go.)
+ */
+export async function submitGateway(
+  url: string,
+  fields: Record<string, string>,
+  vars?: Partial<Env>,
+): Promise<Response> {
+  const page = await openGateway(url, vars);
+  return postGateway(url, { ...hiddenFields(page.html), ...fields }, vars);
+}
+
+/** The form posted as it is, without opening the page first: `fields` are all that is sent. */
+export function postGateway(url: string, fields: Record<string, string>, vars?: Partial<Env>): Promise<Response> {
   return browse(
     url,
     {

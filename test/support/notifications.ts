@@ -6,8 +6,7 @@ import worker from "../../src/index";
 import { signIn } from "./api";
 import { createApplication } from "./factories";
 
-export const QUEUE = "financing-notifications";
-export const DLQ = "financing-notifications-dlq";
+export { DEAD_LETTER_QUEUE as DLQ, NOTIFICATION_QUEUE as QUEUE } from "../../src/notifications/message";
 /** Fake time far from real time, so nothing scheduled fires on its own. */
 export const T0 = new Date("2027-02-01T09:30:00Z");
 
@@ -22,12 +21,14 @@ export interface Captured {
 export const sent: Captured[] = [];
 
 /**
- * Registers, for the test file that calls it, a clean record of what was sent and the fake clock at T0
- * before each test, and real timers and fetch after it.
+ * Registers, for the test file that calls it, a clean record of what was sent, no endpoint's circuit
+ * open (the tests share endpoints), and the fake clock at T0 before each test, and real timers and
+ * fetch after it.
  */
 export function useNotificationHarness() {
-  beforeEach(() => {
+  beforeEach(async () => {
     sent.length = 0;
+    await env.DB.prepare("DELETE FROM endpoint_circuits").run();
     vi.useFakeTimers({ toFake: ["Date"] });
     vi.setSystemTime(T0);
   });
@@ -83,7 +84,7 @@ export async function runBatch(queue: string, messages: { body: unknown; attempt
   // The harness reports which messages were retried, not with which delay: read that off retry().
   const retries = batch.messages.map((message) => vi.spyOn(message, "retry"));
   const ctx = createExecutionContext();
-  await worker.queue(batch, env);
+  await worker.queue(batch, env, ctx);
   const result = await getQueueResult(batch, ctx);
   const retryMessages = result.retryMessages.map(({ msgId }: { msgId: string }) => {
     const index = batch.messages.findIndex((m) => m.id === msgId);

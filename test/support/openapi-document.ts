@@ -3,12 +3,18 @@
  * gives it to every test file (`inject("openApiDocument")`), whose response check
  * (test/support/openapi-check.ts) would otherwise build every route group in its own runtime. It is
  * serialised as `npm run openapi` writes generated/openapi.json; test/http/openapi.test.ts checks, byte
- * for byte, that it is what the Worker builds in workerd. Built rather than read from generated/, so a
- * single `npx vitest run <file>` needs no earlier step and never checks against a stale file.
+ * for byte, that it is what the Worker builds in workerd.
+ *
+ * It also writes the build's files from it (scripts/openapi-artefact.ts), before any runtime starts: the
+ * Worker serves generated/openapi-document.ts, so a single `npx vitest run <file>` needs no earlier step
+ * and never runs against a document older than the code.
  */
 import type { TestProject } from "vitest/node";
+import { writeOpenApiArtefacts } from "../../scripts/openapi-artefact";
 import { openApiDocument } from "../../src/routes/system/openapi";
 
 export default function setup(project: TestProject) {
-  project.provide("openApiDocument", JSON.stringify(openApiDocument(), null, 2));
+  const document = JSON.stringify(openApiDocument(), null, 2);
+  writeOpenApiArtefacts(document);
+  project.provide("openApiDocument", document);
 }

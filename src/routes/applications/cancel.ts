@@ -1,10 +1,26 @@
 import { createRoute } from "@hono/zod-openapi";
-import { operate } from "../../applications/operate";
 import { planCancellation } from "../../domain/application-operations";
-import { bearerSecurity, failures, IdempotencyHeaders, jsonBodyOf, router, writeContent } from "../../http/openapi";
+import { changeOrRefuse } from "../../http/application-change";
+import {
+  bearerSecurity,
+  failures,
+  IdempotencyHeaders,
+  jsonBodyOf,
+  type Refusals,
+  router,
+  withRefusals,
+  writeContent,
+} from "../../http/openapi";
 import examples from "../examples.json";
 import { presentApplication, presentContext } from "./present";
 import { Application, ApplicationIdParam, CancelApplicationRequest } from "./schema";
+
+const REFUSALS = {
+  APPLICATION_REJECTED: "",
+  APPLICATION_ALREADY_CANCELLED: "",
+  ORDER_ALREADY_SENT: "",
+  REFUND_LIMIT_EXCEEDED: "something was refunded",
+} satisfies Refusals;
 
 const route = createRoute({
   operationId: "cancelApplication",
@@ -12,8 +28,10 @@ const route = createRoute({
   path: "/financing/v1/applications/{applicationId}/cancel",
   tags: ["Applications"],
   summary: "Cancel an application",
-  description:
-    "Allowed in PROCESSING, and in READY while no item is sent or delivered; the application becomes CANCELLED / CANCELLED_NOT_PAID and every line CANCELLED. `reason` defaults to APPLICATION_CANCELLED_OTHER. Refusals (422): APPLICATION_REJECTED, APPLICATION_ALREADY_CANCELLED, ORDER_ALREADY_SENT, REFUND_LIMIT_EXCEEDED (something was refunded).",
+  description: withRefusals(
+    "Allowed in PROCESSING, and in READY while no item is sent or delivered; the application becomes CANCELLED / CANCELLED_NOT_PAID and every line CANCELLED. `reason` defaults to APPLICATION_CANCELLED_OTHER.",
+    REFUSALS,
+  ),
   security: bearerSecurity,
   request: {
     params: ApplicationIdParam,
@@ -26,19 +44,14 @@ const route = createRoute({
       body: true,
       idempotent: true,
       guarded: true,
-      refusals: [
-        "APPLICATION_REJECTED",
-        "APPLICATION_ALREADY_CANCELLED",
-        "ORDER_ALREADY_SENT",
-        "REFUND_LIMIT_EXCEEDED",
-      ],
+      refusals: REFUSALS,
     }),
   },
 });
 
 export const cancelApplication = router().openapi(route, async (c) => {
   const request = c.req.valid("json");
-  const { aggregate } = await operate(c, c.req.valid("param").applicationId, (current, ctx) =>
+  const { aggregate } = await changeOrRefuse(c, c.req.valid("param").applicationId, (current, ctx) =>
     planCancellation(current, request, ctx),
   );
   return c.json(await presentApplication(aggregate, presentContext(c)), 200);

@@ -1,18 +1,17 @@
 import { createRoute } from "@hono/zod-openapi";
-import { conflict } from "../../applications/operate";
+import { CONCURRENT_MODIFICATION } from "../../applications/change-application";
 import { sha256Hex } from "../../auth/crypto";
 import { session } from "../../auth/require-session";
 import { now } from "../../clock";
-import { config, urlPolicy } from "../../config";
-import { fingerprintHolder, insertApplication, releaseFingerprint } from "../../db/application-write";
-import { type Aggregate, loadPresented } from "../../db/applications";
+import { deadlinePolicy, urlPolicy } from "../../config";
+import { createApplication as storeApplication } from "../../db/application-write";
+import { loadPresented } from "../../db/applications";
 import { database } from "../../db/client";
-import type { OrderDetails } from "../../db/schema";
-import { duplicateKey, withinDuplicateWindow } from "../../domain/duplicates";
-import { ORDER_CONSISTENCY_CODES, orderConsistencyProblems } from "../../domain/money";
-import { newLines } from "../../domain/order-lines";
-import { merchantUrlProblems } from "../../domain/url-safety";
-import { ApiError } from "../../http/errors";
+import { STORAGE_QUOTA_PROBLEM, StorageQuotaExceeded } from "../../db/storage";
+import { planCreate } from "../../domain/application-operations";
+import { duplicateKey } from "../../domain/duplicates";
+import { ORDER_CONSISTENCY_CODES } from "../../domain/money";
+import { ApiError, orRefuse } from "../../http/errors";
 import { bearerSecurity, failures, IdempotencyHeaders, jsonBodyOf, router, writeContent } from "../../http/openapi";
 import { newId } from "../../ids";
 import { publish } from "../../notifications/outbox";
@@ -50,83 +49,40 @@ const route = createRoute({
 });
 
 /**
- * Creates the application with its lines and first event in one batch. Duplicates (spec rule 1) are
- * settled by the unique index on (partner, fingerprint), also between concurrent creates: on a
- * collision the holder of the fingerprint is looked at; inside the window it is the answer, older it
- * leaves the window (releases the fingerprint) and the insert is tried again. So the usual create is
- * one batch, and only the rare collision pays the extra round trips.
+ * Creates the application with its lines and first event in one batch, or answers the duplicate
+ * (spec rule 1) that the write path found: the rules are the domain's (planCreate), the duplicate check
+ * the database's (src/db/application-write.ts).
  */
 export const createApplication = router().openapi(route, async (c) => {
   const input = c.req.valid("json");
   const { partnerId } = session(c);
-  const problems = [
-    ...orderConsistencyProblems(input.order),
-    ...merchantUrlProblems(input.merchantUrls, urlPolicy(config(c.env))),
-  ];
-  if (problems.length > 0) throw ApiError.of(problems);
-
-  const db = database(c.env);
+  const cfg = c.var.config;
   const at = now();
-  const { order, customer } = input;
-  const fingerprint = await sha256Hex(duplicateKey(input));
-  const id = newId(at);
-  const details: OrderDetails = {
-    number: order.number,
-    reservationDate: order.reservationDate === undefined ? undefined : Date.parse(order.reservationDate),
-    addresses: order.addresses,
-    variableSymbols: order.variableSymbols,
-    deliveryCarrier: order.deliveryCarrier,
-    channel: order.channel,
-  };
-  const application: Aggregate["application"] = {
-    id,
-    partnerId,
-    type: input.type,
-    state: "PROCESSING",
-    stateReason: "PROCESSING_REDIRECT_NEEDED",
-    agreementTermsAndConditions: input.agreementTermsAndConditions,
-    customer,
-    orderDetails: details,
-    merchantUrls: input.merchantUrls,
-    orderNumber: order.number,
-    customerEmail: customer.email.toLowerCase(),
-    variableSymbols: order.variableSymbols.join(","),
-    currency: order.totalPrice.currency,
-    totalAmount: order.totalPrice.amount,
-    approvedAmount: null,
-    refundedAmount: 0,
-    decisionReasons: null,
-    decidedAt: null,
-    cancelReason: null,
-    customCancelReason: null,
-    duplicateFingerprint: fingerprint,
-    eventSequence: 1,
-    version: 0,
-    createdAt: at,
-    updatedAt: at,
-  };
-  const lines = newLines(order.items, () => newId(at));
-  const event = {
-    id: newId(at),
-    sequence: 1,
-    state: application.state,
-    stateReason: application.stateReason,
-    occurredAt: at,
-  };
-
-  for (let round = 1; ; round++) {
-    if ((await insertApplication(db, application, lines, event)) === "created") break;
-    const twin = await fingerprintHolder(db, partnerId, fingerprint);
-    if (twin && withinDuplicateWindow(twin.createdAt, at)) {
-      const existing = await loadPresented(db, partnerId, twin.id);
-      if (existing) return c.json(await presentApplication(existing, presentContext(c)), 200);
-    }
-    if (round >= 3) throw conflict();
-    if (twin) await releaseFingerprint(db, twin.id, fingerprint);
+  const plan = orRefuse(
+    planCreate(input, { at, newId: () => newId(at), deadlines: deadlinePolicy(cfg), urlPolicy: urlPolicy(cfg) }),
+  );
+  const db = database(c.env);
+  const owner = { partnerId, fingerprint: await sha256Hex(duplicateKey(input)), quota: cfg.STORAGE_QUOTA_BYTES };
+  let stored: Awaited<ReturnType<typeof storeApplication>>;
+  try {
+    stored = await storeApplication(db, plan, owner);
+  } catch (error) {
+    if (error instanceof StorageQuotaExceeded) throw ApiError.of([STORAGE_QUOTA_PROBLEM]);
+    throw error;
+  }
+  if (stored.outcome === "conflict") throw ApiError.of([CONCURRENT_MODIFICATION]);
+  if (stored.outcome === "duplicate") {
+    const existing = await loadPresented(db, partnerId, stored.id);
+    if (!existing) throw ApiError.of([CONCURRENT_MODIFICATION]);
+    return c.json(await presentApplication(existing, presentContext(c)), 200);
   }
 
+  const { event } = plan;
   c.executionCtx.waitUntil(publish(c.env, [{ eventId: event.id, due: event.occurredAt }]));
-  const view = await presentApplication({ application, lines, documents: [] }, presentContext(c));
-  c.header("Location", `${presentContext(c).baseUrl}/financing/v1/applications/${id}`);
+  const view = await presentApplication(
+    { application: stored.row, lines: plan.lines, documents: [] },
+    presentContext(c),
+  );
+  c.header("Location", `${presentContext(c).baseUrl}/financing/v1/applications/${stored.row.id}`);
   return c.json(view, 201);
 });

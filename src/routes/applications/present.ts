@@ -6,7 +6,6 @@ import type { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { gatewayUrl } from "../../auth/gateway-token";
 import { formatDateTime } from "../../clock";
-import { config } from "../../config";
 import type { PresentedAggregate } from "../../db/applications";
 import { deriveOrderState } from "../../domain/application-state";
 import { ledgerOf, refundableAmount } from "../../domain/ledger";
@@ -117,6 +116,7 @@ export async function presentApplication(aggregate: PresentedAggregate, ctx: Pre
     cancellation: app.cancelReason
       ? present({ reason: app.cancelReason, customReason: app.customCancelReason })
       : undefined,
+    expiresAt: app.expiresAt === null ? undefined : formatDateTime(app.expiresAt, ctx.timeZone),
     createdAt: formatDateTime(app.createdAt, ctx.timeZone),
     updatedAt: formatDateTime(app.updatedAt, ctx.timeZone),
   }) as ApplicationView;
@@ -124,7 +124,7 @@ export async function presentApplication(aggregate: PresentedAggregate, ctx: Pre
 
 /** What presenting needs from the request: the service time zone, the public origin and the pepper. */
 export function presentContext(c: Context<HonoEnv>): PresentContext {
-  const cfg = config(c.env);
+  const cfg = c.var.config;
   return {
     timeZone: cfg.SERVICE_TIMEZONE,
     baseUrl: cfg.PUBLIC_BASE_URL ?? new URL(c.req.url).origin,

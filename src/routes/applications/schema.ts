@@ -6,7 +6,7 @@ import { z } from "@hono/zod-openapi";
 import { APPLICATION_STATES, CANCEL_REASONS, LINE_STATES, STATE_REASONS } from "../../domain/application-state";
 import { DOCUMENT_TYPES } from "../../domain/documents";
 import { FINANCING_TYPES } from "../../domain/financing-terms";
-import { withDefault } from "../../http/openapi";
+import { listOf, withDefault } from "../../http/openapi";
 
 export const ITEM_TYPES = [
   "PHYSICAL",
@@ -117,7 +117,7 @@ export const ItemInput = z
     type: withDefault(z.enum(ITEM_TYPES), "PHYSICAL"),
     variant: text(255).optional(),
     producer: text(255).optional(),
-    categories: z.array(text(255)).max(20).optional(),
+    categories: listOf(text(255), 20).optional(),
     quantity: withDefault(z.number().int("must be an integer").min(1).max(1_000_000), 1),
     unitPrice: Money.optional(),
     totalPrice: Money,
@@ -131,8 +131,8 @@ const MAX_ITEMS = 100;
 
 export const OrderContent = z.object({
   totalPrice: Money,
-  totalVat: z.array(Vat).min(1).max(20),
-  items: z.array(ItemInput).min(1, "at least one item is required").max(MAX_ITEMS),
+  totalVat: listOf(Vat, 20, { length: 1 }),
+  items: listOf(ItemInput, MAX_ITEMS, { length: 1, message: "at least one item is required" }),
 });
 
 /**
@@ -146,8 +146,8 @@ const DeliveryCarrierInput = z
 export const OrderInput = OrderContent.extend({
   number: text(100).openapi({ example: "2026-000123" }),
   reservationDate: DateTimeInput.nullish().transform((v) => v ?? undefined),
-  addresses: z.array(Address).max(10).optional(),
-  variableSymbols: withDefault(z.array(VariableSymbol).max(10), []),
+  addresses: listOf(Address, 10).optional(),
+  variableSymbols: withDefault(listOf(VariableSymbol, 10), []),
   deliveryCarrier: DeliveryCarrierInput.nullish().transform((v) => v ?? undefined),
   channel: z.enum(CHANNELS).optional(),
 }).openapi("OrderInput");
@@ -271,6 +271,10 @@ export const Application = z
     merchantUrls: MerchantUrls,
     gatewayRedirectUrl: z.url(),
     cancellation: z.object({ reason: z.enum(CANCEL_REASONS), customReason: z.string().optional() }).optional(),
+    expiresAt: DateTimeOutput.optional().openapi({
+      description:
+        "The deadline that applies now, when one does: the customer's to decide at the gateway (PROCESSING_REDIRECT_NEEDED), or the authorization of goods not yet sent (READY). When it passes, what it waits for lapses (CANCELLED_EXPIRED, or the goods not yet sent cancelled).",
+    }),
     createdAt: DateTimeOutput,
     updatedAt: DateTimeOutput,
   })

@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { DECOY_PASSWORD_HASH, randomSecret, sha256Hex, verifyPassword } from "../../auth/crypto";
 import { now } from "../../clock";
-import { config, type Env } from "../../config";
+import type { Config, Env } from "../../config";
 import { database } from "../../db/client";
 import { partnerByUsername, recordAccessToken } from "../../db/partners";
 import { ApiError, detail } from "../../http/errors";
@@ -47,8 +47,7 @@ const route = createRoute({
  * The throttles a login attempt is counted against: its user name, and the client's address where the
  * edge tells it (Cloudflare sets CF-Connecting-IP on every request; local runs have none).
  */
-async function throttles(env: Env, username: string, address: string | undefined) {
-  const cfg = config(env);
+async function throttles(env: Env, cfg: Config, username: string, address: string | undefined) {
   const window = cfg.LOGIN_FAILURE_WINDOW_SECONDS;
   return [
     { object: limiter(env, await loginSubject(username)), limit: cfg.LOGIN_MAX_FAILURES, window },
@@ -60,11 +59,11 @@ async function throttles(env: Env, username: string, address: string | undefined
 
 export const login = router().openapi(route, async (c) => {
   const { username, password } = c.req.valid("json");
-  const cfg = config(c.env);
+  const cfg = c.var.config;
   const at = now();
   // Counted before the password is looked at, in one atomic step per throttle: parallel guesses cannot
   // slip between a check and a count. A refused attempt and a successful login give their count back.
-  const counted = await throttles(c.env, username, c.req.header("CF-Connecting-IP"));
+  const counted = await throttles(c.env, cfg, username, c.req.header("CF-Connecting-IP"));
   const verdicts = await Promise.all(counted.map((t) => t.object.attempt(at, t.limit, t.window)));
   const release = () =>
     Promise.all(verdicts.map((v, i) => (v.allowed ? counted[i]!.object.release(v.ticket) : undefined)));

@@ -1,4 +1,4 @@
 import { downloadDocument } from "./download";
 
-/** The documents group's routers (src/routes/groups.ts loads it on the first request to its paths). */
+/** The documents group's routers (`ROUTE_GROUPS` in src/app.ts loads it on the first request to its paths). */
 export const documentRoutes = [downloadDocument];

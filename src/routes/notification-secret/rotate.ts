@@ -1,11 +1,21 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { CONCURRENT_MODIFICATION } from "../../applications/change-application";
 import { newSigningSecret, sealSecret } from "../../auth/crypto";
 import { session } from "../../auth/require-session";
 import { formatDateTime, now } from "../../clock";
-import { config } from "../../config";
 import { database } from "../../db/client";
-import { replaceSigningSecret } from "../../db/partners";
-import { bearerSecurity, failures, IdempotencyHeaders, router, writeContent } from "../../http/openapi";
+import { signingSecretsOf, storeSigningSecrets } from "../../db/partners";
+import { planRotation } from "../../domain/signing-secrets";
+import { ApiError, orRefuse } from "../../http/errors";
+import {
+  bearerSecurity,
+  failures,
+  IdempotencyHeaders,
+  jsonBodyOf,
+  router,
+  withDefault,
+  writeContent,
+} from "../../http/openapi";
 import { DateTimeOutput } from "../applications/schema";
 import examples from "../examples.json";
 
@@ -21,6 +31,16 @@ const SigningSecret = z
   })
   .openapi("SigningSecret");
 
+const RotateRequest = z
+  .object({
+    force: withDefault(
+      z.boolean(),
+      false,
+      "Rotate even when two earlier secrets still sign: the oldest of them stops signing at once (a secret that leaked)",
+    ),
+  })
+  .openapi("RotateSigningSecretRequest");
+
 const route = createRoute({
   operationId: "rotateSigningSecret",
   method: "post",
@@ -28,26 +48,39 @@ const route = createRoute({
   tags: ["Notifications"],
   summary: "Rotate the notification signing secret",
   description:
-    "Creates a new signing secret and answers it, once. For the overlap window (24 hours by default) every notification is signed with both the new and the previous secret (two space-separated signatures in `webhook-signature`), so your receivers can switch at their own pace. Send an `Idempotency-Key`: a retried call then answers the same secret instead of rotating again (the stored answer is encrypted).",
+    'Creates a new signing secret and answers it, once. For the overlap window (24 hours by default) every notification is signed with both the new and the previous secret (space-separated signatures in `webhook-signature`), so your receivers can switch at their own pace. Rotating again during an overlap keeps the earlier secret signing until its own overlap ends: at most two earlier secrets sign at once (three signatures), so a rotation that would cut one whose overlap still runs is refused with 422 ROTATION_LIMIT_REACHED, unless the body says `{"force": true}`, which stops the oldest at once. The body may be empty. Send an `Idempotency-Key`: a retried call then answers the same secret instead of rotating again (the stored answer is encrypted).',
   security: bearerSecurity,
-  request: { headers: IdempotencyHeaders },
+  request: { headers: IdempotencyHeaders, body: jsonBodyOf(RotateRequest, { force: false }) },
   responses: {
     200: writeContent(SigningSecret, "The new secret", examples.signingSecret, ["Cache-Control"]),
-    ...failures({ body: true, idempotent: true, lookup: false }),
+    ...failures({ body: true, idempotent: true, lookup: false, refusals: { ROTATION_LIMIT_REACHED: "" } }),
   },
 });
 
+/** A few rounds at most: only another rotation of the same partner at the same moment makes one lose. */
+const ROUNDS = 5;
+
 export const rotateSigningSecret = router().openapi(route, async (c) => {
-  const cfg = config(c.env);
-  const at = now();
+  const { force } = c.req.valid("json");
+  const cfg = c.var.config;
+  const { partnerId } = session(c);
+  const db = database(c.env);
   const secret = newSigningSecret();
-  const previousUntil = at + cfg.SIGNING_SECRET_OVERLAP_SECONDS * 1000;
-  await replaceSigningSecret(
-    database(c.env),
-    { partnerId: session(c).partnerId },
-    await sealSecret(secret, cfg.AUTH_PEPPER, "signing-secret"),
-    previousUntil,
-  );
-  c.header("Cache-Control", "no-store");
-  return c.json({ secret, previousSecretExpiresAt: formatDateTime(previousUntil, cfg.SERVICE_TIMEZONE) }, 200);
+  const sealed = await sealSecret(secret, cfg.AUTH_PEPPER, "signing-secret");
+  const overlapMs = cfg.SIGNING_SECRET_OVERLAP_SECONDS * 1000;
+  for (let round = 1; round <= ROUNDS; round++) {
+    const at = now();
+    const before = await signingSecretsOf(db, partnerId);
+    if (!before) break;
+    const after = orRefuse(planRotation(before, { sealed, overlapMs, force }, at));
+    if (await storeSigningSecrets(db, partnerId, before, after)) {
+      c.header("Cache-Control", "no-store");
+      const until = after.previous?.expiresAt;
+      return c.json(
+        { secret, ...(until ? { previousSecretExpiresAt: formatDateTime(until, cfg.SERVICE_TIMEZONE) } : {}) },
+        200,
+      );
+    }
+  }
+  throw ApiError.of([CONCURRENT_MODIFICATION]);
 });

@@ -4,7 +4,6 @@ import { keysetPage } from "../../collections/keyset";
 import { pagingInfo } from "../../collections/links";
 import { NotificationsQuery, partnerEvents, partnerNotificationsCollection } from "../../collections/notifications";
 import { pageOf, parsePageRequest } from "../../collections/query";
-import { config } from "../../config";
 import { database } from "../../db/client";
 import { attemptsOf } from "../../db/events";
 import { orRefuse } from "../../http/errors";
@@ -42,6 +41,6 @@ export const listPartnerNotifications = router().openapi(route, async (c) => {
     db,
     page.rows.map((r) => r.id),
   );
-  const data = presentNotifications(page.rows, attempts, config(c.env).SERVICE_TIMEZONE);
+  const data = presentNotifications(page.rows, attempts, c.var.config.SERVICE_TIMEZONE);
   return c.json({ data, pagingInfo: pagingInfo(new URL(c.req.url).pathname, request, page) }, 200);
 });

@@ -5,8 +5,8 @@ import { replayNotifications } from "./replay";
 import { resendNotification } from "./resend";
 
 /**
- * The notifications group's routers, the signing secret's rotation included (src/routes/groups.ts
- * loads it on the first request to its paths).
+ * The notifications group's routers, the signing secret's rotation included (`ROUTE_GROUPS` in
+ * src/app.ts loads it on the first request to its paths).
  */
 export const notificationRoutes = [
   listNotifications,

@@ -3,6 +3,7 @@ import { session } from "../../auth/require-session";
 import { now } from "../../clock";
 import { database } from "../../db/client";
 import { anyEventMatching, replayEvents } from "../../db/events";
+import { ApiError } from "../../http/errors";
 import {
   bearerSecurity,
   failures,
@@ -13,11 +14,17 @@ import {
   writeContent,
 } from "../../http/openapi";
 import { publish } from "../../notifications/outbox";
+import { limiter } from "../../rate-limit/client";
 import { DateTimeInput } from "../applications/schema";
 import examples from "../examples.json";
 
 /** One call replays at most this many events, oldest first; call again for the rest. */
 export const MAX_REPLAY = 10_000;
+/**
+ * One replay call per partner in this long: each call can send thousands of POSTs towards a host the
+ * partner names, so replay must not become an amplifier.
+ */
+export const REPLAY_INTERVAL_SECONDS = 60;
 
 const ReplayRequest = z
   .object({
@@ -53,7 +60,7 @@ const route = createRoute({
   path: "/financing/v1/notifications/replay",
   tags: ["Notifications"],
   summary: "Send many notifications again",
-  description: `Puts the partner's events of one status that occurred in a time range (optionally of one application) back in delivery, each with a new retry schedule, oldest first and at most ${MAX_REPLAY} per call; answers 202 with how many. Replaying FAILED events twice sends nothing the second time (they are no longer FAILED); with an \`Idempotency-Key\` a retried call answers its first result. An event being delivered right now is left to that delivery.`,
+  description: `Puts the partner's events of one status that occurred in a time range (optionally of one application) back in delivery, each with a new retry schedule, oldest first and at most ${MAX_REPLAY} per call; answers 202 with how many. Replaying FAILED events twice sends nothing the second time (they are no longer FAILED); with an \`Idempotency-Key\` a retried call answers its first result. An event being delivered right now is left to that delivery. Limits: one call per partner every ${REPLAY_INTERVAL_SECONDS} seconds (sooner answers 429 with \`Retry-After\`), and a DELIVERED event is sent again at most once an hour (by a replay or a resend; one sent again within the hour is left out).`,
   security: bearerSecurity,
   request: { headers: IdempotencyHeaders, body: jsonBodyOf(ReplayRequest, examples.replayRequest) },
   responses: {
@@ -65,8 +72,18 @@ const route = createRoute({
 export const replayNotifications = router().openapi(route, async (c) => {
   const { status, from, to, applicationId } = c.req.valid("json");
   const at = now();
+  const { partnerId } = session(c);
+  const turn = await limiter(c.env, `replay:${partnerId}`).attempt(at, 1, REPLAY_INTERVAL_SECONDS);
+  if (!turn.allowed) {
+    throw new ApiError(
+      "rate_limit_exceeded",
+      `one replay per ${REPLAY_INTERVAL_SECONDS} seconds; retry after Retry-After seconds`,
+      undefined,
+      { "Retry-After": String(turn.retryAfter) },
+    );
+  }
   const selection = {
-    partnerId: session(c).partnerId,
+    partnerId,
     status,
     from: Date.parse(from),
     to: to === undefined ? at + 1 : Date.parse(to),

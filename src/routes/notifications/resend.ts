@@ -1,7 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { session } from "../../auth/require-session";
 import { now } from "../../clock";
-import { config } from "../../config";
 import { ownsApplication } from "../../db/applications";
 import { database } from "../../db/client";
 import { attemptsOf, requeueEvent } from "../../db/events";
@@ -18,7 +17,7 @@ const route = createRoute({
   tags: ["Notifications"],
   summary: "Send a notification again",
   description:
-    "Puts the event back on the queue, whatever its status (a FAILED event gets a new retry schedule; a DELIVERED one is delivered once more). Answers 202 with the event as it is now; follow the delivery in the list.",
+    "Puts the event back on the queue, whatever its status (a FAILED event gets a new retry schedule; a DELIVERED one is delivered once more). Answers 202 with the event as it is now; follow the delivery in the list. A DELIVERED event is sent again at most once an hour (by this or by a replay): sooner answers 429 with `Retry-After`.",
   security: bearerSecurity,
   request: {
     headers: IdempotencyHeaders,
@@ -42,8 +41,17 @@ export const resendNotification = router().openapi(route, async (c) => {
   const at = now();
   const event = await requeueEvent(db, applicationId, eventId, at);
   if (!event) throw ApiError.notFound("notification");
+  if ("tooSoonUntil" in event) {
+    const retryAfter = Math.max(1, Math.ceil((event.tooSoonUntil - at) / 1000));
+    throw new ApiError(
+      "rate_limit_exceeded",
+      "this notification was delivered and already sent again within the hour; retry after Retry-After seconds",
+      undefined,
+      { "Retry-After": String(retryAfter) },
+    );
+  }
   // Awaited, not deferred: a resend that did not reach the queue must not answer 202.
   await c.env.NOTIFICATIONS.send({ eventId, due: at });
-  const [view] = presentNotifications([event], await attemptsOf(db, [eventId]), config(c.env).SERVICE_TIMEZONE);
+  const [view] = presentNotifications([event], await attemptsOf(db, [eventId]), c.var.config.SERVICE_TIMEZONE);
   return c.json(view!, 202);
 });

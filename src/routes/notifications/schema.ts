@@ -1,9 +1,10 @@
 import { z } from "@hono/zod-openapi";
 import { formatDateTime } from "../../clock";
-import { DELIVERY_STATUSES, EVENT_TYPES } from "../../collections/notifications";
+import { DELIVERY_STATUSES } from "../../collections/notifications";
 import type { AttemptRow } from "../../db/events";
 import type { EventRow } from "../../db/schema";
 import { APPLICATION_STATES, STATE_REASONS } from "../../domain/application-state";
+import { EVENT_TYPES } from "../../domain/plan";
 import { DateTimeOutput } from "../applications/schema";
 
 export const Notification = z
@@ -14,6 +15,9 @@ export const Notification = z
     state: z.enum(APPLICATION_STATES),
     stateReason: z.enum(STATE_REASONS),
     sequence: z.number().int(),
+    expiresAt: DateTimeOutput.optional().openapi({
+      description: "The application's deadline when the event occurred, when one applied",
+    }),
     occurredAt: DateTimeOutput,
     status: z.enum(DELIVERY_STATUSES),
     deliveredAt: DateTimeOutput.optional(),
@@ -47,6 +51,7 @@ export function presentNotifications(
     state: row.state as NotificationView["state"],
     stateReason: row.stateReason as NotificationView["stateReason"],
     sequence: row.sequence,
+    ...(row.expiresAt !== null ? { expiresAt: formatDateTime(row.expiresAt, timeZone) } : {}),
     occurredAt: formatDateTime(row.occurredAt, timeZone),
     status: row.status as NotificationView["status"],
     ...(row.deliveredAt ? { deliveredAt: formatDateTime(row.deliveredAt, timeZone) } : {}),

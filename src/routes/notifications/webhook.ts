@@ -4,8 +4,8 @@
  * src/notifications/consumer.ts.
  */
 import { type RouteConfig, z } from "@hono/zod-openapi";
-import { EVENT_TYPES } from "../../collections/notifications";
 import { APPLICATION_STATES, STATE_REASONS } from "../../domain/application-state";
+import { EVENT_TYPES } from "../../domain/plan";
 
 const NotificationEvent = z
   .object({
@@ -16,8 +16,16 @@ const NotificationEvent = z
       description: "Deduplicate by this: delivery is at least once",
       example: "01JD4A1B2C3D4E5F6G7H8J9K0M",
     }),
-    eventType: z.enum(EVENT_TYPES),
+    eventType: z.enum(EVENT_TYPES).openapi({
+      description: "Accept types you do not know (answer 2xx): more may come",
+    }),
     sequence: z.number().int().openapi({ description: "Grows by one per application: order by this" }),
+    expiresAt: z.string().optional().openapi({
+      format: "date-time",
+      description:
+        "The application's deadline when the event occurred, when one applies: the customer's (PROCESSING_REDIRECT_NEEDED) or the authorization of goods not yet sent (READY)",
+      example: "2026-12-21T10:15:00+00:00",
+    }),
     occurredAt: z.string().openapi({ format: "date-time", example: "2026-11-23T10:15:00+00:00" }),
   })
   .openapi("NotificationEvent");
@@ -42,6 +50,19 @@ const signatureHeaders = z.object({
 
 const answer = (description: string) => ({ description });
 
+const responses = {
+  200: answer("Any 2xx answer within 10 seconds is a delivery; the body is ignored"),
+  410: answer("Gone: no more deliveries of this event (it is marked FAILED)"),
+  429: answer("Busy: the next attempt comes no sooner than your `Retry-After` (seconds or a date, at most 72 hours)"),
+  503: answer("Unavailable: as 429"),
+  default: answer("Anything else, a redirect or no answer in 10 seconds: sent again later"),
+};
+
+const eventBody = (example: Record<string, unknown>) => ({
+  required: true,
+  content: { "application/json": { schema: NotificationEvent, example } },
+});
+
 export const notificationWebhook: RouteConfig = {
   method: "post",
   path: "applicationStateChanged",
@@ -54,29 +75,41 @@ export const notificationWebhook: RouteConfig = {
     "Sent to your `notificationEndpoint` for every change of `state` or `stateReason`, creation included. Answer any 2xx within 10 seconds; otherwise it is sent again for at least 72 hours (about 1 min, 5 min, 30 min, 2 h, 5 h, 10 h, then every 12 h, each ±10 %).",
   request: {
     headers: signatureHeaders,
-    body: {
-      required: true,
-      content: {
-        "application/json": {
-          schema: NotificationEvent,
-          example: {
-            id: "01JD3Z7Q9K4M2N8P5R6S7T8V9W",
-            state: "READY",
-            stateReason: "READY_TO_SHIP",
-            eventId: "01JD4A1B2C3D4E5F6G7H8J9K0M",
-            eventType: "APPLICATION_STATE_CHANGED",
-            sequence: 2,
-            occurredAt: "2026-11-23T10:15:00+00:00",
-          },
-        },
-      },
-    },
+    body: eventBody({
+      id: "01JD3Z7Q9K4M2N8P5R6S7T8V9W",
+      state: "READY",
+      stateReason: "READY_TO_SHIP",
+      eventId: "01JD4A1B2C3D4E5F6G7H8J9K0M",
+      eventType: "APPLICATION_STATE_CHANGED",
+      sequence: 2,
+      expiresAt: "2026-12-21T10:15:00+00:00",
+      occurredAt: "2026-11-23T10:15:00+00:00",
+    }),
   },
-  responses: {
-    200: answer("Any 2xx answer within 10 seconds is a delivery; the body is ignored"),
-    410: answer("Gone: no more deliveries of this event (it is marked FAILED)"),
-    429: answer("Busy: the next attempt comes no sooner than your `Retry-After` (seconds or a date, at most 72 hours)"),
-    503: answer("Unavailable: as 429"),
-    default: answer("Anything else, a redirect or no answer in 10 seconds: sent again later"),
+  responses,
+};
+
+export const authorizationExpiringWebhook: RouteConfig = {
+  method: "post",
+  path: "authorizationExpiring",
+  operationId: "authorizationExpiring",
+  tags: ["Notifications"],
+  security: [],
+  summary: "An authorization is about to lapse",
+  description:
+    "Sent once, AUTHORIZATION_REMINDER_DAYS (7) before `expiresAt` of an approved application with goods not yet sent (and again after each extension): send them, extend the authorization (PUT …/authorization/extend), or cancel. At `expiresAt` the goods not yet sent are cancelled (APPLICATION_STATE_CHANGED follows). Signed, retried and answered like every notification; `state` and `stateReason` are the application's at the time.",
+  request: {
+    headers: signatureHeaders,
+    body: eventBody({
+      id: "01JD3Z7Q9K4M2N8P5R6S7T8V9W",
+      state: "READY",
+      stateReason: "READY_TO_SHIP",
+      eventId: "01JD6B2C3D4E5F6G7H8J9K0M1N",
+      eventType: "AUTHORIZATION_EXPIRING",
+      sequence: 3,
+      expiresAt: "2026-12-21T10:15:00+00:00",
+      occurredAt: "2026-12-14T10:15:00+00:00",
+    }),
   },
+  responses,
 };

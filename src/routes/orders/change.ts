@@ -1,13 +1,32 @@
 import { createRoute } from "@hono/zod-openapi";
-import { operate } from "../../applications/operate";
 import { ORDER_CONSISTENCY_CODES, orderConsistencyProblems } from "../../domain/money";
 import { planChange } from "../../domain/order-operations";
+import { changeOrRefuse } from "../../http/application-change";
 import { ApiError } from "../../http/errors";
-import { bearerSecurity, failures, IdempotencyHeaders, jsonBodyOf, router, writeContent } from "../../http/openapi";
+import {
+  bearerSecurity,
+  failures,
+  IdempotencyHeaders,
+  jsonBodyOf,
+  type Refusals,
+  router,
+  withRefusals,
+  writeContent,
+} from "../../http/openapi";
 import { presentApplication, presentContext } from "../applications/present";
 import { Application, ApplicationIdParam } from "../applications/schema";
 import examples from "../examples.json";
 import { ChangeOrderRequest } from "./schema";
+
+const REFUSALS = {
+  APPLICATION_NOT_READY: "under manual review: the order stays as the customer agreed it",
+  AUTHORIZATION_EXPIRED: "the customer's deadline, or the authorization, has passed",
+  ORDER_ALREADY_SENT: "",
+  APPLICATION_REJECTED: "",
+  APPLICATION_ALREADY_CANCELLED: "",
+  TOTAL_PRICE_LIMIT_EXCEEDED: "",
+  REFUND_LIMIT_EXCEEDED: "",
+} satisfies Refusals;
 
 const route = createRoute({
   operationId: "changeOrder",
@@ -15,8 +34,10 @@ const route = createRoute({
   path: "/financing/v1/applications/{applicationId}/order",
   tags: ["Orders"],
   summary: "Change the order",
-  description:
-    "Replaces the order's items and totals (same consistency rules as at creation, same currency). Allowed in PROCESSING and READY while no item is sent or delivered; once approved the total may not rise above the approved total. Refusals (422): ORDER_ALREADY_SENT, APPLICATION_REJECTED, APPLICATION_ALREADY_CANCELLED, TOTAL_PRICE_LIMIT_EXCEEDED, REFUND_LIMIT_EXCEEDED.",
+  description: withRefusals(
+    "Replaces the order's items and totals (same consistency rules as at creation, same currency). Allowed in PROCESSING and READY while no item is sent or delivered; once approved the total may not rise above the approved total.",
+    REFUSALS,
+  ),
   security: bearerSecurity,
   request: {
     params: ApplicationIdParam,
@@ -30,13 +51,7 @@ const route = createRoute({
       idempotent: true,
       guarded: true,
       invalid: [...ORDER_CONSISTENCY_CODES],
-      refusals: [
-        "ORDER_ALREADY_SENT",
-        "APPLICATION_REJECTED",
-        "APPLICATION_ALREADY_CANCELLED",
-        "TOTAL_PRICE_LIMIT_EXCEEDED",
-        "REFUND_LIMIT_EXCEEDED",
-      ],
+      refusals: REFUSALS,
     }),
   },
 });
@@ -45,7 +60,7 @@ export const changeOrder = router().openapi(route, async (c) => {
   const request = c.req.valid("json");
   const problems = orderConsistencyProblems(request.order);
   if (problems.length > 0) throw ApiError.of(problems);
-  const { aggregate } = await operate(c, c.req.valid("param").applicationId, (current, ctx) =>
+  const { aggregate } = await changeOrRefuse(c, c.req.valid("param").applicationId, (current, ctx) =>
     planChange(current, request, ctx),
   );
   return c.json(await presentApplication(aggregate, presentContext(c)), 200);

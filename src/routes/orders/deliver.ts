@@ -1,7 +1,6 @@
-import { operate } from "../../applications/operate";
 import { today } from "../../clock";
-import { config } from "../../config";
 import { planDeliver } from "../../domain/order-operations";
+import { changeOrRefuse } from "../../http/application-change";
 import { router } from "../../http/openapi";
 import { presentContext, presentOrder } from "../applications/present";
 import examples from "../examples.json";
@@ -13,16 +12,19 @@ const route = orderOperationRoute({
   path: "/order/deliver",
   summary: "Mark order items as delivered",
   description:
-    "Needs state READY. Without `items` every item not yet delivered (nor cancelled or returned) is marked DELIVERED; a line not yet sent is sent too (its `sentDate` becomes `sentDate`, else `deliveryDate`). `deliveryDate` defaults to today. When every active item is delivered the stateReason becomes READY_DELIVERED. Refusals (422): APPLICATION_NOT_READY, APPLICATION_REJECTED, APPLICATION_ALREADY_CANCELLED, ITEM_NOT_FOUND, INVALID_QUANTITY.",
+    "Needs state READY. Without `items` every item not yet delivered (nor cancelled or returned) is marked DELIVERED; a line not yet sent is sent too (its `sentDate` becomes `sentDate`, else `deliveryDate`). `deliveryDate` defaults to today. When every active item is delivered the stateReason becomes READY_DELIVERED.",
   body: DeliverRequest,
   example: examples.deliverRequest,
-  refusals: [...ITEM_OPERATION_REFUSALS],
+  refusals: {
+    ...ITEM_OPERATION_REFUSALS,
+    AUTHORIZATION_EXPIRED: "delivering goods never sent, once their authorization lapsed at expiresAt",
+  },
 });
 
 export const deliverOrder = router().openapi(route, async (c) => {
   const body = c.req.valid("json");
-  const request = { ...body, deliveryDate: body.deliveryDate ?? today(config(c.env).SERVICE_TIMEZONE) };
-  const { aggregate } = await operate(c, c.req.valid("param").applicationId, (current, ctx) =>
+  const request = { ...body, deliveryDate: body.deliveryDate ?? today(c.var.config.SERVICE_TIMEZONE) };
+  const { aggregate } = await changeOrRefuse(c, c.req.valid("param").applicationId, (current, ctx) =>
     planDeliver(current, request, ctx),
   );
   return c.json(presentOrder(aggregate, presentContext(c)), 200);

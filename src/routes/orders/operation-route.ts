@@ -1,18 +1,29 @@
 import type { z } from "@hono/zod-openapi";
 import { createRoute } from "@hono/zod-openapi";
-import type { RefusalCode } from "../../domain/result";
-import { bearerSecurity, failures, IdempotencyHeaders, jsonBodyOf, writeContent } from "../../http/openapi";
+import {
+  bearerSecurity,
+  failures,
+  IdempotencyHeaders,
+  jsonBodyOf,
+  type Refusals,
+  withRefusals,
+  writeContent,
+} from "../../http/openapi";
 import { ApplicationIdParam, OrderWithApplication } from "../applications/schema";
 import examples from "../examples.json";
 
-/** What refuses every operation on an order's items: the application's state, an unknown item, a bad quantity. */
-export const ITEM_OPERATION_REFUSALS: RefusalCode[] = [
-  "APPLICATION_NOT_READY",
-  "APPLICATION_REJECTED",
-  "APPLICATION_ALREADY_CANCELLED",
-  "ITEM_NOT_FOUND",
-  "INVALID_QUANTITY",
-];
+/**
+ * What refuses every operation on an order's items: the application's state, an unknown item, a bad
+ * quantity, a split past the lines an application may hold.
+ */
+export const ITEM_OPERATION_REFUSALS = {
+  APPLICATION_NOT_READY: "",
+  APPLICATION_REJECTED: "",
+  APPLICATION_ALREADY_CANCELLED: "",
+  ITEM_NOT_FOUND: "",
+  INVALID_QUANTITY: "",
+  LINE_LIMIT_REACHED: "a partial quantity would split a line past the 500 an application holds",
+} satisfies Refusals;
 
 /** The route of an order operation: PUT with the application id, answering the order with applicationInfo. */
 export function orderOperationRoute<T extends z.ZodType>(options: {
@@ -22,7 +33,7 @@ export function orderOperationRoute<T extends z.ZodType>(options: {
   description: string;
   body: T;
   example: unknown;
-  refusals: RefusalCode[];
+  refusals: Refusals;
 }) {
   return createRoute({
     operationId: options.operationId,
@@ -30,7 +41,7 @@ export function orderOperationRoute<T extends z.ZodType>(options: {
     path: `/financing/v1/applications/{applicationId}${options.path}`,
     tags: ["Orders"],
     summary: options.summary,
-    description: options.description,
+    description: withRefusals(options.description, options.refusals),
     security: bearerSecurity,
     request: {
       params: ApplicationIdParam,

@@ -1,6 +1,6 @@
-import { operate } from "../../applications/operate";
 import { acceptDocument } from "../../domain/documents";
 import { planReturn } from "../../domain/order-operations";
+import { changeOrRefuse } from "../../http/application-change";
 import { ApiError } from "../../http/errors";
 import { router } from "../../http/openapi";
 import { presentContext, presentOrder } from "../applications/present";
@@ -13,18 +13,19 @@ const route = orderOperationRoute({
   path: "/order/return",
   summary: "Mark order items as returned (creates a refund)",
   description:
-    "Needs state READY. `items` omitted (or an empty body): everything that went out is returned, items never sent are cancelled, the order becomes RETURNED and the application CANCELLED / CANCELLED_RETURNED; the refund is `totalPrice` or else all that is still refundable. `items` listed: those sent or delivered units are returned; the refund is `totalPrice` or else their price. `items: []` with `totalPrice`: an amount-only refund, items unchanged. A refund above `refundablePrice` is refused whole. A DISCOUNT line is never returned on its own: it comes back with the last of the other items (and then lowers that return's refund by the discount), and until then stays whole with the items that remain. An optional `document` (base64, at most 500 kB, a type of the spec's table) is kept with the order. Refusals (422): APPLICATION_NOT_READY, APPLICATION_REJECTED, APPLICATION_ALREADY_CANCELLED, ITEM_NOT_FOUND, INVALID_QUANTITY, NOTHING_TO_RETURN, DISCOUNT_NOT_SEPARABLE, REFUND_LIMIT_EXCEEDED, FILE_TOO_LARGE, FILE_TYPE_NOT_ALLOWED.",
+    "Needs state READY. `items` omitted (or an empty body): everything that went out is returned, items never sent are cancelled, the order becomes RETURNED and the application CANCELLED / CANCELLED_RETURNED; the refund is `totalPrice` or else all that is still refundable. `items` listed: those sent or delivered units are returned; the refund is `totalPrice` or else their price. `items: []` with `totalPrice`: an amount-only refund, items unchanged. A refund above `refundablePrice` is refused whole. A DISCOUNT line is never returned on its own: it comes back with the last of the other items (and then lowers that return's refund by the discount), and until then stays whole with the items that remain. An optional `document` (base64, at most 500 kB, a type of the spec's table) is kept with the order.",
   body: ReturnRequest,
   example: examples.returnRequest,
-  refusals: [
+  refusals: {
     ...ITEM_OPERATION_REFUSALS,
-    "NOTHING_TO_RETURN",
-    "DISCOUNT_NOT_SEPARABLE",
-    "REFUND_LIMIT_EXCEEDED",
-    "TOTAL_PRICE_LIMIT_EXCEEDED",
-    "FILE_TOO_LARGE",
-    "FILE_TYPE_NOT_ALLOWED",
-  ],
+    NOTHING_TO_RETURN: "",
+    DISCOUNT_NOT_SEPARABLE: "",
+    REFUND_LIMIT_EXCEEDED: "a refund below 1, or above what is refundable",
+    TOTAL_PRICE_LIMIT_EXCEEDED: "",
+    FILE_TOO_LARGE: "",
+    FILE_TYPE_NOT_ALLOWED: "",
+    DOCUMENT_LIMIT_REACHED: "the application keeps 20 documents already",
+  },
 });
 
 export const returnOrder = router().openapi(route, async (c) => {
@@ -35,7 +36,7 @@ export const returnOrder = router().openapi(route, async (c) => {
     ...body,
     document: body.document && accepted?.ok ? { ...body.document, accepted: accepted.value } : undefined,
   };
-  const { aggregate } = await operate(c, c.req.valid("param").applicationId, (current, ctx) =>
+  const { aggregate } = await changeOrRefuse(c, c.req.valid("param").applicationId, (current, ctx) =>
     planReturn(current, request, ctx),
   );
   return c.json(presentOrder(aggregate, presentContext(c)), 200);

@@ -1,6 +1,7 @@
 /** Schemas of the order operations (spec "Cancel order items / Return / Send order items", CONTRACT 5). */
 import { z } from "@hono/zod-openapi";
 import { DOCUMENT_TYPES } from "../../domain/documents";
+import { listOf } from "../../http/openapi";
 import { ITEM_TYPES, Money, OrderContent, VariableSymbol, Vat } from "../applications/schema";
 
 /** Standard base64, padded. */
@@ -34,16 +35,15 @@ export const ItemSelector = z
 /** A calendar date `YYYY-MM-DD` that exists. */
 export const CalendarDate = z.iso.date("must be a date YYYY-MM-DD").openapi({ example: "2026-11-23" });
 
-const itemsSelection = z
-  .array(ItemSelector)
-  .min(1, "omit items (or send an empty body) to act on the whole order")
-  .max(100)
-  .optional();
+const itemsSelection = listOf(ItemSelector, 100, {
+  length: 1,
+  message: "omit items (or send an empty body) to act on the whole order",
+}).optional();
 
 const operationFields = {
   items: itemsSelection,
   totalPrice: Money.optional().openapi({ description: "Informational for cancel, send and deliver" }),
-  totalVat: z.array(Vat).max(20).optional(),
+  totalVat: listOf(Vat, 20).optional(),
   variableSymbol: VariableSymbol.optional(),
 };
 
@@ -89,24 +89,16 @@ export const ReturnDocument = z
 
 export const ReturnRequest = z
   .object({
-    items: z.array(ItemSelector).max(100).optional().openapi({
+    items: listOf(ItemSelector, 100).optional().openapi({
       description:
         "Omitted: return everything that went out. Empty with totalPrice: an amount-only refund, items unchanged.",
     }),
     totalPrice: Money.optional().openapi({ description: "Overrides the refunded amount; at least 1" }),
-    totalVat: z.array(Vat).max(20).optional(),
+    totalVat: listOf(Vat, 20).optional(),
     variableSymbol: VariableSymbol.optional(),
     document: ReturnDocument.optional(),
   })
   .superRefine((request, ctx) => {
-    if (request.totalPrice && request.totalPrice.amount < 1) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["totalPrice", "amount"],
-        message: "a refund must be positive",
-        params: { code: "INVALID_VALUE" },
-      });
-    }
     if (request.items?.length === 0 && !request.totalPrice) {
       ctx.addIssue({
         code: "custom",

@@ -1,7 +1,6 @@
-import { operate } from "../../applications/operate";
 import { today } from "../../clock";
-import { config } from "../../config";
 import { planSend } from "../../domain/order-operations";
+import { changeOrRefuse } from "../../http/application-change";
 import { router } from "../../http/openapi";
 import { presentContext, presentOrder } from "../applications/present";
 import examples from "../examples.json";
@@ -13,16 +12,20 @@ const route = orderOperationRoute({
   path: "/order/send",
   summary: "Mark order items as sent",
   description:
-    "Needs state READY (goods go out only after approval). Without `items` (or with an empty body) every item not yet sent is marked SENT; with `items`, the given units (a partial quantity splits the line). `sentDate` defaults to today. The application's stateReason becomes READY_SHIPPED. Refusals (422): APPLICATION_NOT_READY, APPLICATION_REJECTED, APPLICATION_ALREADY_CANCELLED, ITEM_NOT_FOUND, INVALID_QUANTITY, ORDER_ALREADY_SENT (nothing left to send).",
+    "Needs state READY (goods go out only after approval). Without `items` (or with an empty body) every item not yet sent is marked SENT; with `items`, the given units (a partial quantity splits the line). `sentDate` defaults to today. The application's stateReason becomes READY_SHIPPED.",
   body: SendRequest,
   example: examples.sendRequest,
-  refusals: [...ITEM_OPERATION_REFUSALS, "ORDER_ALREADY_SENT"],
+  refusals: {
+    ...ITEM_OPERATION_REFUSALS,
+    ORDER_ALREADY_SENT: "nothing left to send",
+    AUTHORIZATION_EXPIRED: "the authorization of the goods not yet sent lapsed at expiresAt",
+  },
 });
 
 export const sendOrder = router().openapi(route, async (c) => {
   const body = c.req.valid("json");
-  const request = { ...body, sentDate: body.sentDate ?? today(config(c.env).SERVICE_TIMEZONE) };
-  const { aggregate } = await operate(c, c.req.valid("param").applicationId, (current, ctx) =>
+  const request = { ...body, sentDate: body.sentDate ?? today(c.var.config.SERVICE_TIMEZONE) };
+  const { aggregate } = await changeOrRefuse(c, c.req.valid("param").applicationId, (current, ctx) =>
     planSend(current, request, ctx),
   );
   return c.json(presentOrder(aggregate, presentContext(c)), 200);

@@ -1,12 +1,27 @@
 import { createRoute } from "@hono/zod-openapi";
-import { operate } from "../../applications/operate";
-import { config } from "../../config";
 import { planRefund } from "../../domain/order-operations";
-import { bearerSecurity, failures, IdempotencyHeaders, jsonBodyOf, router, writeContent } from "../../http/openapi";
+import { changeOrRefuse } from "../../http/application-change";
+import {
+  bearerSecurity,
+  failures,
+  IdempotencyHeaders,
+  jsonBodyOf,
+  type Refusals,
+  router,
+  withRefusals,
+  writeContent,
+} from "../../http/openapi";
 import { ApplicationIdParam } from "../applications/schema";
 import examples from "../examples.json";
 import { presentRefund } from "./present";
 import { Refund, RefundRequest } from "./schema";
+
+const REFUSALS = {
+  APPLICATION_NOT_READY: "",
+  APPLICATION_REJECTED: "",
+  APPLICATION_ALREADY_CANCELLED: "",
+  REFUND_LIMIT_EXCEEDED: "below 1, or above what is refundable",
+} satisfies Refusals;
 
 const route = createRoute({
   operationId: "createRefund",
@@ -14,8 +29,10 @@ const route = createRoute({
   path: "/financing/v1/applications/{applicationId}/refunds",
   tags: ["Refunds"],
   summary: "Create a refund",
-  description:
-    "Refunds an arbitrary amount (goodwill, repeated partial refunds) without changing items or order state. Needs state READY. A refund above the order's `refundablePrice` is refused whole; concurrent refunds never exceed it together. Refusals (422): APPLICATION_NOT_READY, APPLICATION_REJECTED, APPLICATION_ALREADY_CANCELLED, REFUND_LIMIT_EXCEEDED.",
+  description: withRefusals(
+    "Refunds an arbitrary amount (goodwill, repeated partial refunds) without changing items or order state. Needs state READY. A refund above the order's `refundablePrice` is refused whole; concurrent refunds never exceed it together.",
+    REFUSALS,
+  ),
   security: bearerSecurity,
   request: {
     params: ApplicationIdParam,
@@ -29,20 +46,15 @@ const route = createRoute({
       idempotent: true,
       guarded: true,
       invalid: ["CURRENCY_MISMATCH"],
-      refusals: [
-        "APPLICATION_NOT_READY",
-        "APPLICATION_REJECTED",
-        "APPLICATION_ALREADY_CANCELLED",
-        "REFUND_LIMIT_EXCEEDED",
-      ],
+      refusals: REFUSALS,
     }),
   },
 });
 
 export const createRefund = router().openapi(route, async (c) => {
   const request = c.req.valid("json");
-  const { plan } = await operate(c, c.req.valid("param").applicationId, (current, ctx) =>
+  const { plan } = await changeOrRefuse(c, c.req.valid("param").applicationId, (current, ctx) =>
     planRefund(current, request, ctx),
   );
-  return c.json(presentRefund(plan.refund!, config(c.env).SERVICE_TIMEZONE), 201);
+  return c.json(presentRefund(plan.refund!, c.var.config.SERVICE_TIMEZONE), 201);
 });

@@ -4,7 +4,6 @@ import { keysetPage } from "../../collections/keyset";
 import { pagingInfo } from "../../collections/links";
 import { PageQuery, pageOf, parsePageRequest } from "../../collections/query";
 import { applicationRefunds, refundsCollection } from "../../collections/refunds";
-import { config } from "../../config";
 import { ownsApplication } from "../../db/applications";
 import { database } from "../../db/client";
 import type { RefundRecord } from "../../domain/plan";
@@ -37,7 +36,7 @@ export const listRefunds = router().openapi(route, async (c) => {
   if (!(await ownsApplication(db, session(c).partnerId, applicationId))) throw ApiError.notFound("application");
   const request = orRefuse(parsePageRequest(refundsCollection, c.req.url, c.req.valid("query")));
   const page = orRefuse(await keysetPage(db, refundsCollection, applicationRefunds(applicationId), request));
-  const timeZone = config(c.env).SERVICE_TIMEZONE;
+  const timeZone = c.var.config.SERVICE_TIMEZONE;
   return c.json(
     {
       data: page.rows.map((row) => presentRefund(row as RefundRecord, timeZone)),

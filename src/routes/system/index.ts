@@ -1,4 +1,4 @@
 import { health } from "./health";
 
-/** The system group's routers (src/routes/groups.ts loads it on the first request to its paths). */
+/** The system group's routers (`ROUTE_GROUPS` in src/app.ts loads it on the first request to its paths). */
 export const systemRoutes = [health];

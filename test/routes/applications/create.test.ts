@@ -64,6 +64,7 @@ describe("POST /financing/v1/applications creates", () => {
     const created = await json<Record<string, unknown> & { id: string }>(res);
     const read = await json(await call("GET", `${CREATE}/${created.id}`, { token }));
     expect(read).toEqual(created);
+    expect(Date.parse(created.expiresAt as string) - Date.parse(created.createdAt as string)).toBe(72 * 3_600_000);
     const { order, ...rest } = request;
     expect(created).toEqual({
       ...rest,
@@ -71,6 +72,8 @@ describe("POST /financing/v1/applications creates", () => {
       state: "PROCESSING",
       stateReason: "PROCESSING_REDIRECT_NEEDED",
       gatewayRedirectUrl: created.gatewayRedirectUrl,
+      // The customer has 72 hours to decide.
+      expiresAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00$/),
       createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00$/),
       updatedAt: created.createdAt,
       order: {

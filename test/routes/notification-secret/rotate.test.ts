@@ -66,6 +66,56 @@ describe("POST /financing/v1/notification-secret/rotate", () => {
     expect(after.headers.get("X-Notification-Signature")).toMatch(/^v1=[0-9a-f]{64}$/);
   });
 
+  it("keeps the secret the partner's receivers hold through a second rotation, until its own overlap ends", async () => {
+    const { partner, token, event } = await applicationWithEvent();
+    partnerEndpoint(() => new Response(null, { status: 200 }));
+    const first = await json<{ secret: string }>(await call("POST", ROTATE, { token }));
+    vi.setSystemTime(T0.getTime() + 3_600_000);
+    const second = await json<{ secret: string; previousSecretExpiresAt: string }>(
+      await call("POST", ROTATE, { token }),
+    );
+    expect(second.previousSecretExpiresAt).toBe("2027-02-02T10:30:00+00:00");
+
+    // All three sign: the original (its overlap runs until 09:30 tomorrow), the first and the second.
+    const during = await notify(event.id);
+    expect(during.headers.get("webhook-signature")!.split(" ")).toHaveLength(3);
+    for (const secret of [partner.signingSecret, first.secret, second.secret])
+      expect(verifies(secret, during)).toBe(true);
+
+    // The original stops when its own overlap ends, the first when its does.
+    vi.setSystemTime(T0.getTime() + 24 * 3_600_000 + 1000);
+    const later = await notify(event.id);
+    expect(verifies(partner.signingSecret, later)).toBe(false);
+    expect(verifies(first.secret, later)).toBe(true);
+    expect(verifies(second.secret, later)).toBe(true);
+    vi.setSystemTime(T0.getTime() + 25 * 3_600_000 + 1000);
+    const last = await notify(event.id);
+    expect(last.headers.get("webhook-signature")!.split(" ")).toHaveLength(1);
+    expect(verifies(second.secret, last)).toBe(true);
+  });
+
+  it("refuses a third rotation while two earlier secrets still sign (422 ROTATION_LIMIT_REACHED), unless forced", async () => {
+    const { partner, token, event } = await applicationWithEvent();
+    partnerEndpoint(() => new Response(null, { status: 200 }));
+    const first = await json<{ secret: string }>(await call("POST", ROTATE, { token }));
+    const second = await json<{ secret: string }>(await call("POST", ROTATE, { token, body: {} }));
+
+    const refused = await call("POST", ROTATE, { token });
+    expect(refused.status).toBe(422);
+    expect(await json(refused)).toMatchObject({ errors: [{ code: "ROTATION_LIMIT_REACHED", attribute: "force" }] });
+    const unchanged = await notify(event.id);
+    for (const secret of [partner.signingSecret, first.secret, second.secret]) {
+      expect(verifies(secret, unchanged)).toBe(true);
+    }
+
+    // Forced (the original leaked): it stops at once, the rest keep their overlaps.
+    const forced = await json<{ secret: string }>(await call("POST", ROTATE, { token, body: { force: true } }));
+    const after = await notify(event.id);
+    expect(after.headers.get("webhook-signature")!.split(" ")).toHaveLength(3);
+    expect(verifies(partner.signingSecret, after)).toBe(false);
+    for (const secret of [first.secret, second.secret, forced.secret]) expect(verifies(secret, after)).toBe(true);
+  });
+
   it("keeps the new secret only encrypted", async () => {
     const { partner, token } = await signIn();
     const { secret } = await json<{ secret: string }>(await call("POST", ROTATE, { token }));

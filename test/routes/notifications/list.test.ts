@@ -1,10 +1,10 @@
-import { createMessageBatch } from "cloudflare:test";
+import { createExecutionContext, createMessageBatch, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import worker from "../../../src/index";
 import { call, json, signIn } from "../../support/api";
 import { createApplication } from "../../support/factories";
-import { type NotificationView, notificationsOf } from "../../support/notifications";
+import { type NotificationView, notificationsOf, QUEUE } from "../../support/notifications";
 
 /** One delivery attempt of the event now, answered with `status`. */
 async function deliver(eventId: string, status: number) {
@@ -12,10 +12,10 @@ async function deliver(eventId: string, status: number) {
   vi.spyOn(env.NOTIFICATIONS, "send").mockResolvedValue(undefined as never);
   vi.spyOn(globalThis, "fetch").mockResolvedValue(new Response(null, { status }));
   vi.spyOn(console, "warn").mockImplementation(() => {});
-  const batch = createMessageBatch("financing-notifications", [
-    { id: "m", timestamp: new Date(), attempts: 1, body: { eventId } },
-  ]);
-  await worker.queue(batch, env);
+  const batch = createMessageBatch(QUEUE, [{ id: "m", timestamp: new Date(), attempts: 1, body: { eventId } }]);
+  const ctx = createExecutionContext();
+  await worker.queue(batch, env, ctx);
+  await waitOnExecutionContext(ctx);
   vi.restoreAllMocks();
 }
 

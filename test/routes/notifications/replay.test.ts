@@ -8,6 +8,7 @@ useNotificationHarness();
 
 const REPLAY = "/financing/v1/notifications/replay";
 const HOUR = 3_600_000;
+const MINUTE = 60_000;
 
 function queued() {
   const calls = vi.spyOn(env.NOTIFICATIONS, "sendBatch").mockResolvedValue(undefined as never);
@@ -53,7 +54,8 @@ describe("POST /financing/v1/notifications/replay", () => {
       const row = await env.DB.prepare("SELECT status FROM events WHERE id = ?").bind(id).first();
       expect(row).toEqual({ status: "FAILED" });
     }
-    // Again: nothing FAILED is left in the range, nothing is sent twice.
+    // Again, a minute later: nothing FAILED is left in the range, nothing is sent twice.
+    vi.setSystemTime(T0.getTime() + MINUTE);
     expect(await json(await call("POST", REPLAY, { token, body }))).toEqual({ replayed: 0, more: false });
     expect(sentIds()).toHaveLength(2);
   });
@@ -83,9 +85,57 @@ describe("POST /financing/v1/notifications/replay", () => {
     const sentIds = queued();
     const body = { from: iso(T0.getTime() - 2 * HOUR) };
     expect(await json(await call("POST", REPLAY, { token, body }))).toEqual({ replayed: 10_000, more: true });
+    vi.setSystemTime(T0.getTime() + MINUTE);
     expect(await json(await call("POST", REPLAY, { token, body }))).toEqual({ replayed: 1, more: false });
     expect(new Set(sentIds()).size).toBe(10_001);
   }, 60_000);
+
+  it("takes one call per partner a minute: a second within it answers 429 with Retry-After and sends nothing", async () => {
+    const { token } = await signIn();
+    const other = await signIn();
+    await failedEvent(token, T0.getTime() - HOUR);
+    const sentIds = queued();
+    const body = { from: iso(T0.getTime() - 2 * HOUR) };
+    expect((await call("POST", REPLAY, { token, body })).status).toBe(202);
+
+    vi.setSystemTime(T0.getTime() + 20_000);
+    const again = await call("POST", REPLAY, { token, body });
+    expect(again.status).toBe(429);
+    expect(again.headers.get("Retry-After")).toBe("40");
+    expect(await json(again)).toMatchObject({ error: "rate_limit_exceeded" });
+    // Another partner's turn is its own.
+    expect((await call("POST", REPLAY, { token: other.token, body })).status).toBe(202);
+    vi.setSystemTime(T0.getTime() + MINUTE);
+    expect((await call("POST", REPLAY, { token, body })).status).toBe(202);
+    expect(sentIds()).toHaveLength(1);
+  });
+
+  it("sends a DELIVERED event again at most once an hour: 5 calls on 30 events POST them 30 times, not 150", async () => {
+    const { partner, token } = await signIn();
+    const app = await createApplication(token);
+    await env.DB.prepare(
+      `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 30)
+       INSERT INTO events (id, application_id, partner_id, sequence, state, state_reason, occurred_at, status, delivered_at)
+       SELECT printf('DELIVERED%017d', i), ?, ?, i + 1, 'READY', 'READY_TO_SHIP', ?, 'DELIVERED', ? FROM n`,
+    )
+      .bind(app.id, partner.id, T0.getTime() - HOUR, T0.getTime() - HOUR)
+      .run();
+    const sentIds = queued();
+    const body = { status: "DELIVERED", from: iso(T0.getTime() - 2 * HOUR) };
+    const replayed: number[] = [];
+    for (let call5 = 0; call5 < 5; call5++) {
+      vi.setSystemTime(T0.getTime() + call5 * MINUTE);
+      const res = await call("POST", REPLAY, { token, body });
+      replayed.push((await json<{ replayed: number }>(res)).replayed);
+      // Delivered again each time (as the consumer would record it).
+      await env.DB.prepare("UPDATE events SET status = 'DELIVERED' WHERE id LIKE 'DELIVERED%'").run();
+    }
+    expect(replayed).toEqual([30, 0, 0, 0, 0]);
+    expect(sentIds()).toHaveLength(30);
+    // An hour after the replay they may be sent again.
+    vi.setSystemTime(T0.getTime() + HOUR);
+    expect(await json(await call("POST", REPLAY, { token, body }))).toEqual({ replayed: 30, more: false });
+  });
 
   it("refuses a range that ends before it starts, and a status it cannot replay (400)", async () => {
     const { token } = await signIn();

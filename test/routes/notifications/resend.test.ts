@@ -37,4 +37,29 @@ describe("POST …/notifications/{eventId}/resend", () => {
       (await call("POST", `${notificationsOf(app.id)}/${event!.eventId}/resend`, { token: other.token })).status,
     ).toBe(404);
   });
+
+  it("sends a DELIVERED event again at most once an hour: sooner answers 429 with Retry-After, a FAILED one goes at once", async () => {
+    const { token } = await signIn();
+    const app = await createApplication(token);
+    const [event] = (await json<{ data: NotificationView[] }>(await call("GET", notificationsOf(app.id), { token })))
+      .data;
+    const resend = `${notificationsOf(app.id)}/${event!.eventId}/resend`;
+    const deliver = (status: string) =>
+      env.DB.prepare("UPDATE events SET status = ? WHERE id = ?").bind(status, event!.eventId).run();
+    const send = vi.spyOn(env.NOTIFICATIONS, "send");
+    await deliver("DELIVERED");
+    expect((await call("POST", resend, { token })).status).toBe(202);
+
+    await deliver("DELIVERED");
+    const again = await call("POST", resend, { token });
+    expect(again.status).toBe(429);
+    expect(Number(again.headers.get("Retry-After"))).toBeGreaterThan(3500);
+    expect(await json(again)).toMatchObject({ error: "rate_limit_exceeded" });
+    expect(send).toHaveBeenCalledTimes(1);
+
+    // A FAILED one is not a redelivery: it goes whenever asked.
+    await deliver("FAILED");
+    expect((await call("POST", resend, { token })).status).toBe(202);
+    expect(send).toHaveBeenCalledTimes(2);
+  });
 });

@@ -174,6 +174,28 @@ describe("a full return after a large refund", () => {
   });
 });
 
+describe("a return naming a refund below 1", () => {
+  it("is refused as a refund of it is (422 REFUND_LIMIT_EXCEEDED at totalPrice.amount), and changes nothing", async () => {
+    const { token } = await signIn();
+    const id = await approved(token);
+    await put(token, `${app(id)}/order/send`);
+    const before = await order(token, id);
+    for (const amount of [0, -5]) {
+      const body = await expect422(
+        await put(token, `${app(id)}/order/return`, { items: [], totalPrice: { amount, currency: "CZK" } }),
+        "REFUND_LIMIT_EXCEEDED",
+      );
+      expect(body).toMatchObject({ errors: [{ attribute: "totalPrice.amount" }] });
+      const refund = await call("POST", `${app(id)}/refunds`, {
+        token,
+        body: { totalPrice: { amount, currency: "CZK" } },
+      });
+      expect(await expect422(refund, "REFUND_LIMIT_EXCEEDED")).toEqual({ ...body, requestId: expect.any(String) });
+    }
+    expect(await order(token, id)).toEqual(before);
+  });
+});
+
 describe("a DISCOUNT line on return", () => {
   it("is refused on its own, and a refund beyond what was financed is refused after it", async () => {
     const { token } = await signIn();

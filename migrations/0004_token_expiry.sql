@@ -1,0 +1,1 @@
+CREATE INDEX `access_tokens_expires_idx` ON `access_tokens` (`expires_at`);

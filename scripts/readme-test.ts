@@ -1,0 +1,177 @@
+/**
+ * `npm run test:readme` (run by .ci/run): the README's quick start, run as it is written, so that an
+ * edit that breaks a newcomer's path fails CI.
+ *
+ * It takes the README's blocks marked `<!-- readme-test: NAME -->`: `addresses` (the exports, with the
+ * test's own ports put in place of 8787 and 4000), `receiver`, `first-call`, `client`, and the outputs
+ * the README shows (`first-call output`, `receiver output`), where `…` stands for anything. Then twice,
+ * each time on a fresh `npm start -- --port P --persist-to D` (free ports; one throwaway database kept
+ * for both runs, so that the second run meets what the first created, as a newcomer's second try does):
+ * the receiver block, then the first-call block in `bash -euo pipefail`, which must succeed and print
+ * lines of the shown shape; the receiver must print both shown notifications of the application
+ * created, verified; the start must log at most one build. After the second run, the client block
+ * against the same server. `npm install` is not run (CI has just installed). It prints one line per
+ * check, exits non-zero on the first failure, and always stops what it started.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { freePort } from "./lib";
+
+const root = path.join(import.meta.dirname, "..");
+const README = readFileSync(path.join(root, "README.md"), "utf8");
+
+/** The fenced block right after `<!-- readme-test: name -->`. */
+function block(name: string): string {
+  const marker = `<!-- readme-test: ${name} -->`;
+  const at = README.indexOf(marker);
+  if (at < 0) throw new Error(`README.md has no block marked "${marker}"`);
+  const fenced = /```[a-z]*\n([\s\S]*?)\n```/.exec(README.slice(at + marker.length));
+  if (!fenced?.[1]) throw new Error(`README.md: no fenced block after "${marker}"`);
+  return fenced[1];
+}
+
+/** A line the README shows, as a pattern: `…` is anything, the rest is literal. */
+function shape(line: string): RegExp {
+  const literal = line.split("…").map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+  return new RegExp(`^${literal.join(".+?")}$`);
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A command in its own process group (stopping it stops npm, wrangler and workerd), its output kept. */
+class Running {
+  output = "";
+  readonly child: ChildProcess;
+  constructor(command: string, args: string[]) {
+    this.child = spawn(command, args, {
+      cwd: root,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false" },
+    });
+    this.child.stdout?.on("data", (chunk: Buffer) => (this.output += chunk));
+    this.child.stderr?.on("data", (chunk: Buffer) => (this.output += chunk));
+  }
+
+  get ended(): boolean {
+    return this.child.exitCode !== null || this.child.signalCode !== null;
+  }
+
+  /** Its exit code (null when a signal ended it), once it ends. */
+  done(): Promise<number | null> {
+    if (this.ended) return Promise.resolve(this.child.exitCode);
+    return new Promise((resolve) => this.child.once("exit", resolve));
+  }
+
+  async stop(): Promise<void> {
+    if (this.ended || this.child.pid === undefined) return;
+    const signal = (name: NodeJS.Signals) => {
+      try {
+        process.kill(-this.child.pid!, name);
+      } catch {
+        // The group is gone already.
+      }
+    };
+    signal("SIGTERM");
+    await Promise.race([this.done(), sleep(10_000)]);
+    if (!this.ended) signal("SIGKILL");
+  }
+}
+
+/** A README block in bash, after the addresses block: strict, as a careful reader's terminal. */
+const inBash = (addresses: string, script: string) =>
+  new Running("bash", ["-e", "-u", "-o", "pipefail", "-c", `${addresses}\n${script}`]);
+
+function check(ok: boolean, what: string, detail = ""): void {
+  if (!ok) throw new Error(`${what}${detail ? `\n${detail}` : ""}`);
+  console.log(`ok - ${what}`);
+}
+
+async function until(condition: () => boolean, ms: number): Promise<boolean> {
+  for (const deadline = Date.now() + ms; Date.now() < deadline; await sleep(250)) if (condition()) return true;
+  return condition();
+}
+
+const [apiPort, receiverPort] = [await freePort(), await freePort()];
+const database = mkdtempSync(path.join(tmpdir(), "readme-test-"));
+const addressesAsWritten = block("addresses");
+check(
+  addressesAsWritten.includes("8787") && addressesAsWritten.includes("4000"),
+  "the addresses block names npm start's port 8787 and the receiver's 4000",
+);
+const addresses = addressesAsWritten.replaceAll("8787", String(apiPort)).replaceAll("4000", String(receiverPort));
+const firstCallShape = block("first-call output").split("\n").map(shape);
+const receiverShape = block("receiver output").split("\n").map(shape);
+const started: Running[] = [];
+
+async function startServer(): Promise<Running> {
+  const server = new Running("npm", ["start", "--", "--port", String(apiPort), "--persist-to", database]);
+  started.push(server);
+  let healthy = false;
+  for (const deadline = Date.now() + 120_000; !healthy && !server.ended && Date.now() < deadline; ) {
+    const health = await fetch(`http://127.0.0.1:${apiPort}/v1/health`).catch(() => undefined);
+    healthy = health?.status === 200;
+    if (!healthy) await sleep(500);
+  }
+  check(healthy, `npm start serves on port ${apiPort}`, server.output.slice(-3000));
+  const builds = server.output.match(/: built in \d+ ms/g)?.length ?? 0;
+  check(builds <= 1, `npm start logged ${builds} build${builds === 1 ? "" : "s"}, at most one`, server.output);
+  return server;
+}
+
+async function quickStart(run: number): Promise<void> {
+  console.log(`# run ${run}`);
+  const server = await startServer();
+  const receiver = inBash(addresses, block("receiver"));
+  started.push(receiver);
+  check(
+    await until(() => receiver.output.includes("Receiving notifications on"), 60_000),
+    `the receiver listens on port ${receiverPort}`,
+    receiver.output,
+  );
+
+  const firstCall = inBash(addresses, block("first-call"));
+  const code = await firstCall.done();
+  check(code === 0, "the first-call block succeeds", firstCall.output);
+  const lines = firstCall.output.trim().split("\n");
+  check(
+    lines.length === firstCallShape.length && lines.every((line, i) => firstCallShape[i]!.test(line)),
+    "the first-call block prints what the README shows",
+    firstCall.output,
+  );
+  const application = /created application (\S+)/.exec(firstCall.output)?.[1] ?? "";
+
+  // Delivery is at least once and two events may arrive in either order: each shown line must come.
+  const received = () => receiver.output.split("\n").filter((line) => line.includes(`application ${application} `));
+  const both = () => receiverShape.every((pattern) => received().some((line) => pattern.test(line)));
+  check(
+    await until(both, 60_000),
+    `the receiver verified both notifications of application ${application}`,
+    receiver.output,
+  );
+
+  if (run === 2) {
+    const client = inBash(addresses, block("client"));
+    const clientCode = await client.done();
+    check(clientCode === 0 && /"applicationId": "\w+"/.test(client.output), "npm run example:client", client.output);
+  }
+  await receiver.stop();
+  await server.stop();
+}
+
+let failed = false;
+try {
+  await quickStart(1);
+  await quickStart(2);
+} catch (error) {
+  failed = true;
+  console.log(`not ok - ${(error as Error).message}`);
+} finally {
+  await Promise.all(started.map((command) => command.stop()));
+  rmSync(database, { recursive: true, force: true });
+  rmSync(path.join(root, `dist/dev-${apiPort}`), { recursive: true, force: true });
+}
+console.log(failed ? "README test failed" : "README test passed");
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,76 @@
+/**
+ * Changing an application, the same for the partner API and the gateway: load the aggregate, let the
+ * domain plan the change, write the plan as one guarded batch, and hand its event to the queue after
+ * the answer. A round that lost a race runs again on fresh state, so the decision is always taken on
+ * what the write actually changes. Plain inputs, no framework: whoever serves the request says where
+ * the database is and how work outlives the answer.
+ */
+import { now } from "../clock";
+import { writePlan } from "../db/application-write";
+import { type Aggregate, loadAggregate, WriteConflict } from "../db/applications";
+import type { Database } from "../db/client";
+import { STORAGE_QUOTA_PROBLEM, StorageQuotaExceeded } from "../db/storage";
+import type { DeadlinePolicy } from "../domain/deadlines";
+import type { Current, Plan, PlanContext } from "../domain/plan";
+import { type Problem, problem, type Result } from "../domain/result";
+import { newId } from "../ids";
+import type { NotificationMessage } from "../notifications/message";
+
+export type Planner = (current: Current, ctx: PlanContext) => Result<Plan>;
+
+/** What a change needs from whoever serves the request. */
+export interface ChangeServices {
+  db: Database;
+  /** The storage quota of a partner without one of its own (STORAGE_QUOTA_BYTES). */
+  storageQuota: number;
+  /** The deadlines every plan judges (the Worker's variables). */
+  deadlines: DeadlinePolicy;
+  /** Hands wake-ups for new events to the queue, after the answer (the outbox's sweep is the safety net). */
+  notify: (messages: NotificationMessage[]) => void;
+}
+
+export type Change =
+  | { outcome: "written"; aggregate: Aggregate; plan: Plan }
+  | { outcome: "refused"; problems: Problem[]; current: Aggregate }
+  | { outcome: "not_found" };
+
+/**
+ * Losing every round takes a storm of writes to one application: the client's retry is the remedy, so
+ * it gets a clear 409, not a 500 that reads as our fault.
+ */
+export const CONCURRENT_MODIFICATION = problem(
+  "CONCURRENT_MODIFICATION",
+  "concurrent requests changed the same application; retry the request",
+);
+
+/** Rounds before a change gives up to concurrent writes (D1 serialises writes, so some racer wins every round). */
+const ROUNDS = 25;
+
+/** Loads, plans and writes the partner's application; answers what happened. */
+export async function changeApplication(
+  services: ChangeServices,
+  partnerId: string,
+  applicationId: string,
+  planner: Planner,
+): Promise<Change> {
+  const { db } = services;
+  for (let round = 1; ; round++) {
+    const current = await loadAggregate(db, partnerId, applicationId);
+    if (!current) return { outcome: "not_found" };
+    const at = now();
+    const plan = planner(current, { at, newId: () => newId(at), deadlines: services.deadlines });
+    if (!plan.ok) return { outcome: "refused", problems: plan.problems, current };
+    try {
+      const aggregate = await writePlan(db, current, plan.value, at, services.storageQuota);
+      const { event } = plan.value;
+      if (event) services.notify([{ eventId: event.id, due: event.occurredAt }]);
+      return { outcome: "written", aggregate, plan: plan.value };
+    } catch (error) {
+      if (error instanceof StorageQuotaExceeded) {
+        return { outcome: "refused", problems: [STORAGE_QUOTA_PROBLEM], current };
+      }
+      if (!(error instanceof WriteConflict)) throw error;
+      if (round >= ROUNDS) return { outcome: "refused", problems: [CONCURRENT_MODIFICATION], current };
+    }
+  }
+}

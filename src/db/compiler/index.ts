@@ -1,0 +1,25 @@
+/**
+ * The query compiler: what makes the hottest queries cheap by reaching past Drizzle's public API. Each
+ * was measured (bench/tried.md) and is checked against Drizzle's own behaviour (test/db/compiler/).
+ * Everything here relies on these internals of drizzle-orm, verified at VERIFIED_DRIZZLE_ORM; a test
+ * (test/db/compiler/index.test.ts) fails when the installed version differs, and this is the list to
+ * re-verify then:
+ *
+ * - relational.ts (the row mapper of `db.query.<table>.findFirst/findMany`):
+ *   the relational query's `_toSQL().query.selection` items (`tsKey`, `isJson`, `field`,
+ *   `relationTableTsKey`, `selection`), its `schema`, `tableConfig.relations` and `mode`, its
+ *   `prepare().values(placeholders)`, `is(relation, One)`, and the decoders a field holds: a Column's
+ *   `mapFromDriverValue`, an SQL's `decoder`, an aliased field's `sql.decoder`.
+ * - writes.ts (inserts and updates prepared once per shape):
+ *   `toSQL().params` as `Param`s whose `value` is a `Placeholder` (with its `name`) and whose `encoder`
+ *   has `mapToDriverValue`; a column's `default`, `defaultFn` and `onUpdateFn`.
+ * - parameterize.ts (a condition taken apart into its shape and values):
+ *   `SQL.queryChunks` and `shouldInlineParams`, `StringChunk.value`, a Column's `table` and `name`,
+ *   `Name.value`, `Placeholder.name`, `Param.value` and `Param.encoder`, and that Drizzle renders an
+ *   array chunk as a parenthesised list.
+ */
+export const VERIFIED_DRIZZLE_ORM = "0.45.4";
+
+export { type Parameterized, parameterize } from "./parameterize";
+export { preparedRelational } from "./relational";
+export { insertRows, updateWhere } from "./writes";

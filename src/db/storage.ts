@@ -1,0 +1,56 @@
+/**
+ * Each partner's share of the database every partner shares. A partner's usage is what the rows it
+ * adds hold (`rowBytes`): applications with their lines, refunds and documents, and the stored answers
+ * of Idempotency-Key requests; it falls when rows go (replaced lines, expired answers). Growth past the
+ * partner's quota (its own, or STORAGE_QUOTA_BYTES) is refused whole: D1 has no interactive
+ * transactions, so the check is a CHECK constraint on the very UPDATE that counts the growth, inside the
+ * write's batch, and a failed check rolls the batch back. Events and delivery attempts are the
+ * service's own records and are not counted.
+ */
+import { problem } from "../domain/result";
+import type { Database } from "./client";
+
+const utf8 = new TextEncoder();
+
+/** The bytes a row holds as usage counts them: its values as JSON, in UTF-8. */
+export function rowBytes(row: object): number {
+  return utf8.encode(JSON.stringify(row)).length;
+}
+
+/** Raised when a write would take a partner's usage past its quota; nothing of the write landed. */
+export class StorageQuotaExceeded extends Error {}
+
+/** How the API answers StorageQuotaExceeded (422). */
+export const STORAGE_QUOTA_PROBLEM = problem(
+  "STORAGE_QUOTA_EXCEEDED",
+  "the partner's storage quota is used up; nothing was stored (an operator can raise the quota)",
+);
+
+/**
+ * The statement of a write's batch that adds `bytes` (negative when rows go) to the partner's usage.
+ * With a `defaultQuota` (what applies unless the partner has a quota of its own), usage that would end
+ * above the quota fails the CHECK `partner_storage_quota`, and with it the batch (see `commit`): so does
+ * adding 0 bytes to a partner already past it; a shrinking write always passes. Without one (null), the
+ * bytes are counted unchecked: for what must be kept once the work is done.
+ */
+export function countUsage(
+  db: Database,
+  partnerId: string,
+  bytes: number,
+  defaultQuota: number | null,
+): D1PreparedStatement {
+  if (defaultQuota === null) {
+    return db.$client
+      .prepare("UPDATE partners SET stored_bytes = stored_bytes + ?1 WHERE id = ?2")
+      .bind(bytes, partnerId);
+  }
+  return db.$client
+    .prepare(
+      `UPDATE partners SET stored_bytes = stored_bytes + ?1,
+         within_quota = (?1 < 0 OR stored_bytes + ?1 <= COALESCE(storage_quota_bytes, ?2)) WHERE id = ?3`,
+    )
+    .bind(bytes, defaultQuota, partnerId);
+}
+
+/** The CHECK that fails a batch whose growth would pass the quota. */
+export const QUOTA_CHECK = "partner_storage_quota";

@@ -1,0 +1,36 @@
+/**
+ * The partner API's side of changing an application (src/applications/change-application.ts): the
+ * services taken from the request, and what happened answered as the API answers it.
+ */
+import type { Context } from "hono";
+import { type ChangeServices, changeApplication, type Planner } from "../applications/change-application";
+import { session } from "../auth/require-session";
+import { deadlinePolicy } from "../config";
+import type { Aggregate } from "../db/applications";
+import { database } from "../db/client";
+import type { Plan } from "../domain/plan";
+import type { HonoEnv } from "../env";
+import { publish } from "../notifications/outbox";
+import { ApiError } from "./errors";
+
+/** What a change needs, from the request being served. */
+export function changeServices(c: Context<HonoEnv>): ChangeServices {
+  return {
+    db: database(c.env),
+    storageQuota: c.var.config.STORAGE_QUOTA_BYTES,
+    deadlines: deadlinePolicy(c.var.config),
+    notify: (messages) => c.executionCtx.waitUntil(publish(c.env, messages)),
+  };
+}
+
+/** The session's partner changes the application: the application as written and the plan, or the 404 or 4xx that says why not. */
+export async function changeOrRefuse(
+  c: Context<HonoEnv>,
+  applicationId: string,
+  planner: Planner,
+): Promise<{ aggregate: Aggregate; plan: Plan }> {
+  const result = await changeApplication(changeServices(c), session(c).partnerId, applicationId, planner);
+  if (result.outcome === "not_found") throw ApiError.notFound("application");
+  if (result.outcome === "refused") throw ApiError.of(result.problems);
+  return result;
+}

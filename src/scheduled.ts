@@ -1,0 +1,41 @@
+/**
+ * The Cron Trigger's work (wrangler.toml `[triggers]`), loaded when it first runs: each task is bounded
+ * per run, so a backlog drains over a few runs and no run overlaps the next.
+ * - deadlines: lapses, reminders and reviews that fell due (src/applications/deadline-sweep.ts);
+ * - the outbox's safety net: overdue notifications woken up again (src/notifications/sweep.ts);
+ * - forgetting what has expired: Idempotency-Key answers after 24 hours, access-token records after
+ *   their two hours.
+ */
+import type { ChangeServices } from "./applications/change-application";
+import { sweepDeadlines } from "./applications/deadline-sweep";
+import { now } from "./clock";
+import { config, deadlinePolicy, type Env } from "./config";
+import { database } from "./db/client";
+import { forgetExpiredTokens } from "./db/partners";
+import { forgetExpiredKeys } from "./http/idempotency";
+import { publish } from "./notifications/outbox";
+import { sweep } from "./notifications/sweep";
+
+/** The services a scheduled change needs: its events go to the queue before the run ends. */
+export function scheduledServices(env: Env, pending: Promise<unknown>[]): ChangeServices {
+  const cfg = config(env);
+  return {
+    db: database(env),
+    storageQuota: cfg.STORAGE_QUOTA_BYTES,
+    deadlines: deadlinePolicy(cfg),
+    notify: (messages) => {
+      pending.push(publish(env, messages));
+    },
+  };
+}
+
+export async function runScheduled(env: Env): Promise<void> {
+  const published: Promise<unknown>[] = [];
+  await Promise.all([
+    sweepDeadlines(scheduledServices(env, published)),
+    sweep(env),
+    forgetExpiredKeys(env),
+    forgetExpiredTokens(database(env), now()),
+  ]);
+  await Promise.all(published);
+}

@@ -1,0 +1,182 @@
+/**
+ * Each partner's share of the database every partner shares: documents and lines per application are
+ * capped, and what a partner's rows hold is counted against its storage quota; growth past the quota is
+ * refused whole (422), changes nothing, and an operator's raise lets writes through again.
+ */
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { MAX_DOCUMENTS, MAX_LINES } from "../../src/domain/plan";
+import { forgetExpiredKeys, IDEMPOTENCY_TTL_MS } from "../../src/http/idempotency";
+import { call, signIn } from "../support/api";
+import { applicationCount, applicationRequest, countRows, createApplication } from "../support/factories";
+import { app, approved, approvedWithTotal, expect422, order, put } from "../support/orders";
+
+async function usage(partnerId: string): Promise<number> {
+  const row = await env.DB.prepare("SELECT stored_bytes AS bytes FROM partners WHERE id = ?")
+    .bind(partnerId)
+    .first<{ bytes: number }>();
+  return row!.bytes;
+}
+
+async function setQuota(partnerId: string, bytes: number | null) {
+  await env.DB.prepare("UPDATE partners SET storage_quota_bytes = ? WHERE id = ?").bind(bytes, partnerId).run();
+}
+
+/** An amount-only return of 1 with a text document of `size` bytes (base64 in the request). */
+const returnWithDocument = (size: number) => ({
+  items: [],
+  totalPrice: { amount: 1, currency: "CZK" },
+  document: {
+    type: "CREDIT_NOTE",
+    file: { filename: "note.txt", content: btoa("x".repeat(size)) },
+  },
+});
+
+describe("per-application bounds", () => {
+  it(`keeps at most ${MAX_DOCUMENTS} documents: the next return with one is refused whole (DOCUMENT_LIMIT_REACHED)`, async () => {
+    const { token } = await signIn();
+    const id = await approved(token);
+    for (let i = 0; i < MAX_DOCUMENTS; i++) {
+      expect((await put(token, `${app(id)}/order/return`, returnWithDocument(1000))).status).toBe(200);
+    }
+    const before = await order(token, id);
+    expect(before.documents).toHaveLength(MAX_DOCUMENTS);
+
+    const body = await expect422(
+      await put(token, `${app(id)}/order/return`, returnWithDocument(1000)),
+      "DOCUMENT_LIMIT_REACHED",
+    );
+    expect(body.errors[0]).toMatchObject({ attribute: "document" });
+    expect(await order(token, id)).toEqual(before);
+    // A return without a document still works: only documents are capped.
+    const { document: _, ...plain } = returnWithDocument(0);
+    expect((await put(token, `${app(id)}/order/return`, plain)).status).toBe(200);
+  });
+
+  it(`holds at most ${MAX_LINES} lines: a split past it is refused (LINE_LIMIT_REACHED), a whole line still moves`, async () => {
+    const { token } = await signIn();
+    const id = await approvedWithTotal(token, 100_000, 10);
+    // Lines as earlier splits and cancellations would have left them: the one of 10 units and 498 more.
+    const [line] = (await env.DB.prepare("SELECT * FROM order_lines WHERE application_id = ?").bind(id).all()).results;
+    const rows = Array.from({ length: MAX_LINES - 2 }, (_, i) => ({
+      ...line,
+      id: `${line!.id}-${i}`,
+      position: i + 2,
+      state: "CANCELLED",
+    }));
+    for (let i = 0; i < rows.length; i += 50) {
+      await env.DB.batch(
+        rows.slice(i, i + 50).map((row) =>
+          env.DB.prepare(
+            `INSERT INTO order_lines (${Object.keys(row).join(", ")}) VALUES (${Object.keys(row)
+              .map(() => "?")
+              .join(", ")})`,
+          ).bind(...Object.values(row).map((v) => (v === undefined ? null : v))),
+        ),
+      );
+    }
+    expect(await countRows("order_lines", "application_id = ?", id)).toBe(MAX_LINES - 1);
+    // One split brings the application to the limit …
+    const first = await put(token, `${app(id)}/order/send`, { items: [{ code: "TV-55", quantity: 1 }] });
+    expect(first.status, await first.clone().text()).toBe(200);
+    expect(await countRows("order_lines", "application_id = ?", id)).toBe(MAX_LINES);
+    // … the next is refused and changes nothing, …
+    const before = await order(token, id);
+    await expect422(
+      await put(token, `${app(id)}/order/send`, { items: [{ code: "TV-55", quantity: 1 }] }),
+      "LINE_LIMIT_REACHED",
+    );
+    expect(await order(token, id)).toEqual(before);
+    expect(await countRows("order_lines", "application_id = ?", id)).toBe(MAX_LINES);
+    // … and acting on whole lines adds none.
+    expect((await put(token, `${app(id)}/order/send`, {})).status).toBe(200);
+  });
+});
+
+describe("the partner's storage quota", () => {
+  it("counts what the partner's rows hold: create, documents and refunds add, replaced lines give back", async () => {
+    const { partner, token } = await signIn();
+    expect(await usage(partner.id)).toBe(0);
+    const body = applicationRequest();
+    const created = await createApplication(token, body);
+    const afterCreate = await usage(partner.id);
+    // The row holds the request's content and more (keys, ids, times), never several times it.
+    expect(afterCreate).toBeGreaterThan(JSON.stringify(body).length);
+    expect(afterCreate).toBeLessThan(3 * JSON.stringify(body).length);
+
+    // The same order again: its lines are replaced by equal ones, so the usage stays where it was.
+    expect((await put(token, `${app(created.id)}/order`, { order: body.order })).status).toBe(200);
+    expect(Math.abs((await usage(partner.id)) - afterCreate)).toBeLessThan(50);
+
+    const id = await approved(token);
+    const beforeReturn = await usage(partner.id);
+    expect((await put(token, `${app(id)}/order/return`, returnWithDocument(30_000))).status).toBe(200);
+    expect((await usage(partner.id)) - beforeReturn).toBeGreaterThan(40_000);
+  });
+
+  it("refuses growth past the quota whole: 500 kB documents until it is full, then 422 and nothing changed", async () => {
+    const { partner, token } = await signIn();
+    const id = await approved(token);
+    await setQuota(partner.id, (await usage(partner.id)) + 1_600_000);
+    let accepted = 0;
+    let refused: Response | undefined;
+    while (!refused) {
+      const res = await put(token, `${app(id)}/order/return`, returnWithDocument(500 * 1024));
+      if (res.status === 200) accepted++;
+      else refused = res;
+    }
+    // 683 kB of base64 each: two fit in 1.6 MB, the third does not.
+    expect(accepted).toBe(2);
+    const before = { order: await order(token, id), usage: await usage(partner.id) };
+    const body = await expect422(refused, "STORAGE_QUOTA_EXCEEDED");
+    expect(body).toMatchObject({ error: "unprocessable" });
+    expect(before.order.documents).toHaveLength(2);
+    expect(before.order.refundedPrice.amount).toBe(2);
+
+    // Past the quota (an operator lowered it), whatever grows is refused: a new application, a refund, a
+    // keyed request (its answer would be stored) …
+    const partnerApps = await applicationCount(partner.id);
+    await setQuota(partner.id, before.usage - 1);
+    await expect422(
+      await call("POST", "/financing/v1/applications", { token, body: applicationRequest() }),
+      "STORAGE_QUOTA_EXCEEDED",
+    );
+    await expect422(
+      await call("POST", `${app(id)}/refunds`, { token, body: { totalPrice: { amount: 1, currency: "CZK" } } }),
+      "STORAGE_QUOTA_EXCEEDED",
+    );
+    await expect422(
+      await put(token, `${app(id)}/order/send`, {}, { "Idempotency-Key": "over-quota-1" }),
+      "STORAGE_QUOTA_EXCEEDED",
+    );
+    expect(await applicationCount(partner.id)).toBe(partnerApps);
+    expect(await order(token, id)).toEqual(before.order);
+    expect(await usage(partner.id)).toBe(before.usage);
+    // … while what adds nothing still works: sending the goods.
+    expect((await put(token, `${app(id)}/order/send`, {})).status).toBe(200);
+
+    // The operator raises the quota: the partner writes again.
+    await setQuota(partner.id, null);
+    expect((await put(token, `${app(id)}/order/return`, returnWithDocument(500 * 1024))).status).toBe(200);
+  });
+
+  it("counts a stored Idempotency-Key answer until it is forgotten, then gives it back exactly", async () => {
+    const { partner, token } = await signIn();
+    const id = await approved(token);
+    const before = await usage(partner.id);
+    const res = await put(token, `${app(id)}/order/send`, {}, { "Idempotency-Key": "send-once" });
+    expect(res.status).toBe(200);
+    const withAnswer = await usage(partner.id);
+    expect(withAnswer - before).toBeGreaterThan((await res.text()).length);
+
+    const stored = await env.DB.prepare("SELECT stored_bytes AS bytes FROM idempotency_keys WHERE partner_id = ?")
+      .bind(partner.id)
+      .first<{ bytes: number }>();
+    await env.DB.prepare("UPDATE idempotency_keys SET created_at = ? WHERE partner_id = ?")
+      .bind(Date.now() - IDEMPOTENCY_TTL_MS - 1, partner.id)
+      .run();
+    await forgetExpiredKeys(env);
+    expect(await countRows("idempotency_keys", "partner_id = ?", partner.id)).toBe(0);
+    expect(await usage(partner.id)).toBe(withAnswer - stored!.bytes);
+  });
+});
