@@ -16,8 +16,8 @@ const migrations = await readD1Migrations(path.join(import.meta.dirname, "migrat
  *   test/support, domain.ts, application-request.ts, order-sequences.ts and hostile-urls.ts are pure,
  *   api.ts, factories.ts and the others are not. A pure test under test/domain/ is found by the glob
  *   below; a pure test elsewhere is listed here by name.
- * - "workers" (workerd, a runtime and a database of its own per file): everything else, that is
- *   whatever needs a binding, SELF, the Worker's entry point or the runtime's own behaviour.
+ * - "workers" (workerd, one runtime per vitest worker, an empty database per file): everything else,
+ *   that is whatever needs a binding, SELF, the Worker's entry point or the runtime's own behaviour.
  * Node cannot load `cloudflare:*`, so a runtime test listed here by mistake fails at once; a pure test
  * left to "workers" passes, only slower.
  */
@@ -59,8 +59,8 @@ const provide = { propertySeed: process.env.PROPERTY_SEED ?? "" };
 
 export default defineConfig({
   test: {
-    // vitest's default is one file at a time on two cores (cores - 1). A workerd file spends much of
-    // its time starting a runtime and loading modules, which a second file's tests overlap.
+    // vitest's default is one file at a time on two cores (cores - 1). A workerd test waits on I/O
+    // (D1, Durable Objects) often enough for a second file's tests to use the time.
     maxWorkers: 2,
     // Two files run at once on a shared 2-core machine: a CPU-heavy test (2,000 property runs) can pass
     // vitest's 5 s default there. A hang is still caught.
@@ -113,8 +113,12 @@ export default defineConfig({
           deps: { optimizer: { ssr: { enabled: true, include: importedPackages() } } },
           include: ["test/**/*.test.ts"],
           exclude: ["test/e2e/**", ...NODE_TESTS],
+          // One runtime for all the files a vitest worker runs, not one per file: starting workerd and
+          // loading the Worker into it cost more than most files' tests. Each file still starts with an
+          // empty database and ends with its timers and spies undone (test/support/fresh-runtime.ts).
+          isolate: false,
           globalSetup: ["./test/support/openapi-document.ts"],
-          setupFiles: ["./test/support/apply-migrations.ts", "./test/support/property-seed.ts"],
+          setupFiles: ["./test/support/fresh-runtime.ts", "./test/support/property-seed.ts"],
           provide,
         },
       },

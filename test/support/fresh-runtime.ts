@@ -1,0 +1,28 @@
+/**
+ * Setup of every workerd test file. The files of one vitest worker share one runtime, as requests share
+ * a deployed isolate (`isolate: false` in vitest.config.ts): starting a runtime and loading the Worker
+ * for each file cost more than the tests themselves. What a runtime of its own gave a file, this gives
+ * it back: a database with the schema and no rows, and, when the file ends, real timers and the
+ * original of whatever it spied on. (Durable Objects and module caches stay: every test has partners of
+ * its own, and a deployed isolate keeps its caches too.)
+ */
+import { applyD1Migrations } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { afterAll, vi } from "vitest";
+
+// Idempotent: applyD1Migrations records what it applied, so every file may run it.
+await applyD1Migrations(env.DB, env.TEST_MIGRATIONS);
+
+const { results: tables } = await env.DB.prepare(
+  "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND name <> 'd1_migrations'",
+).all<{ name: string }>();
+// One transaction, the foreign keys checked at its end: the order of the tables does not matter.
+await env.DB.batch([
+  env.DB.prepare("PRAGMA defer_foreign_keys = on"),
+  ...tables.map(({ name }) => env.DB.prepare(`DELETE FROM "${name}"`)),
+]);
+
+afterAll(() => {
+  vi.useRealTimers();
+  vi.restoreAllMocks();
+});
