@@ -81,12 +81,12 @@ export function createApp() {
   // The groups' routes are added after the app has routed its first request.
   const app = new Hono<HonoEnv>({ router: new ExtensibleRouter() });
 
-  app.use("*", drainUnreadBody);
   app.use("*", requestId());
   app.use("*", async (c, next) => {
     c.set("config", config(c.env));
     await next();
   });
+  app.use("*", drainUnreadBody);
   app.use("*", countBindings);
   app.use("*", logRequest);
   app.use("*", securityHeaders);

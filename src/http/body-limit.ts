@@ -1,6 +1,5 @@
 import { bodyLimit } from "hono/body-limit";
 import { createMiddleware } from "hono/factory";
-import { config } from "../config";
 import type { HonoEnv } from "../env";
 import { ApiError } from "./errors";
 
@@ -42,7 +41,7 @@ export const limitBody = createMiddleware<HonoEnv>(async (c, next) => {
 export const drainUnreadBody = createMiddleware<HonoEnv>(async (c, next) => {
   const { body } = c.req.raw;
   await next();
-  if (body && !body.locked && config(c.env).DRAIN_UNREAD_BODIES) {
+  if (body && !body.locked && c.var.config.DRAIN_UNREAD_BODIES) {
     // A client that went away mid-body leaves nothing to drain: the answer stands.
     await body.pipeTo(new WritableStream()).catch(() => undefined);
   }
