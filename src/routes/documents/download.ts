@@ -3,7 +3,7 @@ import { fromBase64 } from "../../auth/crypto";
 import { session } from "../../auth/require-session";
 import { database } from "../../db/client";
 import { findDocument } from "../../db/documents";
-import { SERVED_MEDIA_TYPES, servedContentType } from "../../domain/documents";
+import { downloadHeaders, SERVED_MEDIA_TYPES } from "../../domain/documents";
 import { ApiError } from "../../http/errors";
 import { bearerSecurity, failures, headers, router } from "../../http/openapi";
 import { ApplicationIdParam } from "../applications/schema";
@@ -40,22 +40,5 @@ export const downloadDocument = router().openapi(route, async (c) => {
   const { applicationId, documentId } = c.req.valid("param");
   const row = await findDocument(database(c.env), session(c).partnerId, applicationId, documentId);
   if (!row) throw ApiError.notFound("document");
-  return c.body(fromBase64(row.content), 200, {
-    "Content-Type": servedContentType(row.filename, row.mimeType),
-    "Content-Disposition": contentDisposition(row.filename),
-    "Cache-Control": "private, no-store",
-  });
+  return c.body(fromBase64(row.content), 200, downloadHeaders(row));
 });
-
-/**
- * RFC 6266 with RFC 8187: an ASCII `filename` for old clients (other characters become `_`) and the
- * exact name as UTF-8 in `filename*`, which every current browser and HTTP library prefers.
- */
-function contentDisposition(filename: string): string {
-  const ascii = filename.replace(/[^\x20-\x7e]|["\\]/g, "_");
-  const encoded = encodeURIComponent(filename).replace(
-    /['()*]/g,
-    (ch) => `%${ch.charCodeAt(0).toString(16).toUpperCase()}`,
-  );
-  return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
-}

@@ -1,12 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { CONCURRENT_MODIFICATION } from "../../applications/change-application";
-import { newSigningSecret, sealSecret } from "../../auth/crypto";
 import { session } from "../../auth/require-session";
-import { formatDateTime, now } from "../../clock";
+import { formatDateTime } from "../../clock";
 import { database } from "../../db/client";
-import { signingSecretsOf, storeSigningSecrets } from "../../db/partners";
-import { planRotation } from "../../domain/signing-secrets";
-import { ApiError, orRefuse } from "../../http/errors";
+import { ApiError } from "../../http/errors";
 import {
   bearerSecurity,
   failures,
@@ -16,6 +12,7 @@ import {
   withDefault,
   writeContent,
 } from "../../http/openapi";
+import { rotateSigningSecret as rotate } from "../../notifications/rotation";
 import { DateTimeOutput } from "../applications/schema";
 import examples from "../examples.json";
 
@@ -57,30 +54,22 @@ const route = createRoute({
   },
 });
 
-/** A few rounds at most: only another rotation of the same partner at the same moment makes one lose. */
-const ROUNDS = 5;
-
 export const rotateSigningSecret = router().openapi(route, async (c) => {
   const { force } = c.req.valid("json");
   const cfg = c.var.config;
-  const { partnerId } = session(c);
-  const db = database(c.env);
-  const secret = newSigningSecret();
-  const sealed = await sealSecret(secret, cfg.AUTH_PEPPER, "signing-secret");
-  const overlapMs = cfg.SIGNING_SECRET_OVERLAP_SECONDS * 1000;
-  for (let round = 1; round <= ROUNDS; round++) {
-    const at = now();
-    const before = await signingSecretsOf(db, partnerId);
-    if (!before) break;
-    const after = orRefuse(planRotation(before, { sealed, overlapMs, force }, at));
-    if (await storeSigningSecrets(db, partnerId, before, after)) {
-      c.header("Cache-Control", "no-store");
-      const until = after.previous?.expiresAt;
-      return c.json(
-        { secret, ...(until ? { previousSecretExpiresAt: formatDateTime(until, cfg.SERVICE_TIMEZONE) } : {}) },
-        200,
-      );
-    }
-  }
-  throw ApiError.of([CONCURRENT_MODIFICATION]);
+  const rotation = await rotate(database(c.env), session(c).partnerId, {
+    pepper: cfg.AUTH_PEPPER,
+    overlapMs: cfg.SIGNING_SECRET_OVERLAP_SECONDS * 1000,
+    force,
+  });
+  if (rotation.outcome === "refused") throw ApiError.of(rotation.problems);
+  c.header("Cache-Control", "no-store");
+  const until = rotation.previousUntil;
+  return c.json(
+    {
+      secret: rotation.secret,
+      ...(until ? { previousSecretExpiresAt: formatDateTime(until, cfg.SERVICE_TIMEZONE) } : {}),
+    },
+    200,
+  );
 });

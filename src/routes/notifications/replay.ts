@@ -1,8 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { session } from "../../auth/require-session";
 import { now } from "../../clock";
-import { database } from "../../db/client";
-import { anyEventMatching, replayEvents } from "../../db/events";
 import { ApiError } from "../../http/errors";
 import {
   bearerSecurity,
@@ -13,18 +11,9 @@ import {
   withDefault,
   writeContent,
 } from "../../http/openapi";
-import { publish } from "../../notifications/outbox";
-import { limiter } from "../../rate-limit/client";
+import { MAX_REPLAY, REPLAY_INTERVAL_SECONDS, replay } from "../../notifications/redelivery";
 import { DateTimeInput } from "../applications/schema";
 import examples from "../examples.json";
-
-/** One call replays at most this many events, oldest first; call again for the rest. */
-export const MAX_REPLAY = 10_000;
-/**
- * One replay call per partner in this long: each call can send thousands of POSTs towards a host the
- * partner names, so replay must not become an amplifier.
- */
-export const REPLAY_INTERVAL_SECONDS = 60;
 
 const ReplayRequest = z
   .object({
@@ -72,30 +61,21 @@ const route = createRoute({
 export const replayNotifications = router().openapi(route, async (c) => {
   const { status, from, to, applicationId } = c.req.valid("json");
   const at = now();
-  const { partnerId } = session(c);
-  const turn = await limiter(c.env, `replay:${partnerId}`).attempt(at, 1, REPLAY_INTERVAL_SECONDS);
-  if (!turn.allowed) {
-    throw new ApiError(
-      "rate_limit_exceeded",
-      `one replay per ${REPLAY_INTERVAL_SECONDS} seconds; retry after Retry-After seconds`,
-      undefined,
-      { "Retry-After": String(turn.retryAfter) },
-    );
-  }
   const selection = {
-    partnerId,
+    partnerId: session(c).partnerId,
     status,
     from: Date.parse(from),
     to: to === undefined ? at + 1 : Date.parse(to),
     applicationId,
   };
-  const db = database(c.env);
-  const replayed = await replayEvents(db, selection, at, MAX_REPLAY);
-  // Not deferred: events put back but never enqueued would wait for the sweep; they are due now either way.
-  await publish(
-    c.env,
-    replayed.map((eventId) => ({ eventId, due: at })),
-  );
-  const more = replayed.length === MAX_REPLAY && (await anyEventMatching(db, selection, at));
-  return c.json({ replayed: replayed.length, more }, 202);
+  const result = await replay(c.env, selection, at);
+  if (result.outcome === "too_soon") {
+    throw new ApiError(
+      "rate_limit_exceeded",
+      `one replay per ${REPLAY_INTERVAL_SECONDS} seconds; retry after Retry-After seconds`,
+      undefined,
+      { "Retry-After": String(result.retryAfter) },
+    );
+  }
+  return c.json({ replayed: result.replayed, more: result.more }, 202);
 });
