@@ -78,6 +78,14 @@ export async function partnerFlow(base: string, login: { username: string; passw
   });
   if (decided.status !== 303) throw problem("gateway", decided.status);
 
+  // Approved goods not yet sent stay financed until `expiresAt` (28 days); a shop that needs longer
+  // extends the authorization (up to 180 days after approval) before it lapses.
+  const extended = await api.PUT("/financing/v1/applications/{applicationId}/authorization/extend", {
+    headers,
+    params: { path },
+  });
+  if (!extended.data?.expiresAt) throw problem("extend", extended.error);
+
   const sent = await api.PUT("/financing/v1/applications/{applicationId}/order/send", {
     headers,
     params: { path },

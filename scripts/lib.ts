@@ -77,17 +77,21 @@ export function readDevVars(): Record<string, string> {
   return vars;
 }
 
-/** Local development only: a random pepper kept in the git-ignored .dev.vars, and plain http allowed. */
+/**
+ * Local development only: a random pepper kept in the git-ignored .dev.vars, plain http allowed, and
+ * the sandbox on (its e-mail scenarios and advance-time; deployed, SANDBOX is off unless set).
+ */
 export function ensureDevVars(): Record<string, string> {
   const vars = readDevVars();
-  if (!vars.AUTH_PEPPER || vars.REQUIRE_HTTPS === undefined) {
+  if (!vars.AUTH_PEPPER || vars.REQUIRE_HTTPS === undefined || vars.SANDBOX === undefined) {
     const pepper = vars.AUTH_PEPPER ?? Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("hex");
     const lines = [
       "# Local development secrets and overrides, written by `npm start`. Never commit this file.",
       `AUTH_PEPPER="${pepper}"`,
       `REQUIRE_HTTPS="${vars.REQUIRE_HTTPS ?? "false"}"`,
+      `SANDBOX="${vars.SANDBOX ?? "true"}"`,
       ...Object.entries(vars)
-        .filter(([k]) => k !== "AUTH_PEPPER" && k !== "REQUIRE_HTTPS")
+        .filter(([k]) => k !== "AUTH_PEPPER" && k !== "REQUIRE_HTTPS" && k !== "SANDBOX")
         .map(([k, v]) => `${k}="${v}"`),
     ];
     writeFileSync(DEV_VARS, `${lines.join("\n")}\n`, { mode: 0o600 });

@@ -302,8 +302,11 @@ function cancelUnsent(current: Current, ctx: PlanContext): Result<Plan> {
   );
   if (!change.ok) return change;
   const lines = settleDiscounts(change.value, current.application.refundedAmount);
-  if (financedAmount(lines.lines) < 0) return refused(NOTHING_DUE);
-  return finish(current, { lines, movement: { attribute: "items" } }, ctx);
+  if (financedAmount(lines.lines) < 0) {
+    return refused(problem("DISCOUNT_NOT_SEPARABLE", "the discount would be more than what went out"));
+  }
+  // One event even where the state and its reason stay (READY_SHIPPED): the order changed.
+  return finish(current, { lines, movement: { attribute: "items" }, event: "APPLICATION_STATE_CHANGED" }, ctx);
 }
 
 /** Nothing is due: a deadline moved (an extension) or was met since the application was found due. */
@@ -364,8 +367,7 @@ export function planExtend(current: Current, ctx: PlanContext): Result<Plan> {
   if (lapsed(app, ctx.at)) return refused(expiredProblem(app.expiresAt));
   const { deadlines } = ctx;
   const cap = (app.decidedAt ?? ctx.at) + deadlines.authorizationMaxMs;
-  const expiresAt = Math.min(ctx.at + deadlines.authorizationMs, cap);
-  if (expiresAt <= app.expiresAt) {
+  if (cap <= app.expiresAt) {
     return refused(
       problem(
         "EXTENSION_LIMIT_REACHED",
@@ -373,6 +375,8 @@ export function planExtend(current: Current, ctx: PlanContext): Result<Plan> {
       ),
     );
   }
+  // Never sooner than it was: extending on the day of approval keeps the approval's deadline.
+  const expiresAt = Math.max(app.expiresAt, Math.min(ctx.at + deadlines.authorizationMs, cap));
   return finish(current, { deadlines: authorization(expiresAt, deadlines) }, ctx);
 }
 

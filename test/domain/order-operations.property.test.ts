@@ -4,16 +4,24 @@ import { applyPlan, type Current } from "../../src/domain/plan";
 import { application, context } from "../support/domain";
 import { checkStep, plan, scenario } from "../support/order-sequences";
 
-describe("order operations over random sequences", () => {
+const DAY = 86_400_000;
+
+describe("order operations over random sequences, with time passing", () => {
   it("keep every invariant after each accepted step, and a refused step changes nothing", () => {
     let accepted = 0;
     let steps = 0;
     const refusals = new Set<string>();
+    const kinds = new Set<string>();
     fc.assert(
-      fc.property(scenario(12), ({ items, approved, operations }) => {
+      fc.property(scenario(14, true), ({ items, start, operations }) => {
+        // One clock for the whole sequence: `wait` moves it, every plan judges deadlines at it.
         const ctx = context();
-        let current: Current = application(items, approved ? "READY" : "PROCESSING", ctx);
+        let current: Current = application(items, start, ctx);
         for (const op of operations) {
+          if (op.kind === "wait") {
+            ctx.at += Math.round(op.days * DAY);
+            continue;
+          }
           const before = structuredClone(current);
           const result = plan(current, op, ctx);
           steps++;
@@ -25,28 +33,39 @@ describe("order operations over random sequences", () => {
             continue;
           }
           accepted++;
+          kinds.add(`${op.kind} ${result.value.event?.type ?? ""} ${result.value.application.stateReason}`);
           const next = applyPlan(current, result.value);
-          checkStep(current, op, result.value, next);
+          checkStep(current, op, result.value, next, ctx.at);
           current = next;
         }
       }),
       { numRuns: 2000 },
     );
-    // The sequences must reach far: every kind of refusal, and a good share carried out (about 20 %:
-    // once an application is cancelled, the rest of its sequence is refused).
+    // The sequences must reach far: every kind of refusal, a good share carried out, and every way
+    // time acts on an application (lapses of each kind, reminders, settled reviews).
     expect(accepted / steps).toBeGreaterThan(0.15);
     expect([...refusals].sort()).toEqual(
       expect.arrayContaining([
         "APPLICATION_ALREADY_CANCELLED",
         "APPLICATION_NOT_READY",
+        "AUTHORIZATION_EXPIRED",
         "DISCOUNT_NOT_SEPARABLE",
+        "EXTENSION_LIMIT_REACHED",
         "INVALID_QUANTITY",
         "ITEM_NOT_FOUND",
+        "NOTHING_DUE",
+        "NOTHING_TO_EXTEND",
         "NOTHING_TO_RETURN",
         "ORDER_ALREADY_SENT",
         "REFUND_LIMIT_EXCEEDED",
         "TOTAL_PRICE_LIMIT_EXCEEDED",
       ]),
     );
+    const reached = [...kinds].join("\n");
+    expect(reached).toMatch(/sweep APPLICATION_STATE_CHANGED CANCELLED_EXPIRED/);
+    expect(reached).toMatch(/(sweep|advance) APPLICATION_STATE_CHANGED READY_(SHIPPED|DELIVERED)/);
+    expect(reached).toMatch(/(sweep|advance) AUTHORIZATION_EXPIRING READY_/);
+    expect(reached).toMatch(/(sweep|advance) APPLICATION_STATE_CHANGED READY_TO_SHIP/);
+    expect(reached).toMatch(/extend {2}READY_/);
   });
 });

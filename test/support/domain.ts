@@ -39,19 +39,34 @@ export function context(at = Date.UTC(2026, 10, 23, 12)): PlanContext {
   return { at, newId: () => `id-${String(++n).padStart(4, "0")}`, deadlines: DEADLINES };
 }
 
-/** An application in `state` with the items' lines, approved at their total when READY. */
+/** The EXTENDED start: approved this long ago, its authorization running for this long still. */
+export const EXTENDED_AGO = 170 * DAY;
+export const EXTENDED_LEFT = 5 * DAY;
+
+/** A manual review's length in the sandbox (SANDBOX_REVIEW_SECONDS' default). */
+export const REVIEW_MS = 600_000;
+
+/**
+ * An application with the items' lines: approved at their total (READY), approved 170 days ago and
+ * extended since to 5 days from now, near its cap (EXTENDED), awaiting the customer (PROCESSING), or
+ * under a manual review that approves (REVIEW), with the deadlines each has.
+ */
 export function application(
   items: readonly OrderItem[],
-  state: "PROCESSING" | "READY" = "READY",
+  start: "PROCESSING" | "READY" | "REVIEW" | "EXTENDED" = "READY",
   ctx: PlanContext = context(),
 ): Current {
   const lines = newLines(items, ctx.newId);
   const total = lines.reduce((sum, l) => sum + l.totalPriceAmount, 0);
+  const state = start === "READY" || start === "EXTENDED" ? "READY" : "PROCESSING";
+  const review = start === "REVIEW";
+  const extended = start === "EXTENDED";
   const facts: ApplicationFacts = {
     id: "app-1",
     type: "DEFERRED_PAYMENT",
     state,
-    stateReason: state === "READY" ? "READY_TO_SHIP" : "PROCESSING_REDIRECT_NEEDED",
+    stateReason:
+      state === "READY" ? "READY_TO_SHIP" : review ? "PROCESSING_MANUAL_REVIEW" : "PROCESSING_REDIRECT_NEEDED",
     currency: "CZK",
     approvedAmount: state === "READY" ? total : null,
     refundedAmount: 0,
@@ -59,11 +74,15 @@ export function application(
     customerEmail: "jana@example.com",
     eventSequence: 1,
     version: 0,
-    decidedAt: state === "READY" ? ctx.at : null,
-    expiresAt: ctx.at + (state === "READY" ? DEADLINES.authorizationMs : DEADLINES.customerDecisionMs),
-    reminderAt: state === "READY" ? ctx.at + DEADLINES.authorizationMs - DEADLINES.reminderMs : null,
-    reviewAt: null,
-    reviewOutcome: null,
+    decidedAt: state === "READY" ? ctx.at - (extended ? EXTENDED_AGO : 0) : null,
+    expiresAt: review
+      ? null
+      : extended
+        ? ctx.at + EXTENDED_LEFT
+        : ctx.at + (state === "READY" ? DEADLINES.authorizationMs : DEADLINES.customerDecisionMs),
+    reminderAt: state === "READY" && !extended ? ctx.at + DEADLINES.authorizationMs - DEADLINES.reminderMs : null,
+    reviewAt: review ? ctx.at + REVIEW_MS : null,
+    reviewOutcome: review ? "APPROVE" : null,
   };
   return { application: facts, lines, documents: [] };
 }

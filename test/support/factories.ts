@@ -21,10 +21,37 @@ export async function createApplication(token: string, body: unknown = applicati
 
 /** Test set-up only: puts an application into a state without going through the gateway. */
 export async function forceState(id: string, state: string, stateReason: string, approvedAmount?: number) {
+  // As an approval now would leave it: decided, with the authorization's default 28 days and its
+  // reminder 7 days before (src/domain/deadlines.ts); other states here keep no deadline.
+  const at = Date.now();
+  const expiresAt = state === "READY" ? at + 28 * 86_400_000 : null;
+  const reminderAt = expiresAt === null ? null : expiresAt - 7 * 86_400_000;
   await env.DB.prepare(
-    "UPDATE applications SET state = ?, state_reason = ?, approved_amount = COALESCE(?, total_amount), version = version + 1 WHERE id = ?",
+    `UPDATE applications SET state = ?, state_reason = ?, approved_amount = COALESCE(?, total_amount),
+       decided_at = ?, expires_at = ?, reminder_at = ?, next_due_at = ?, version = version + 1 WHERE id = ?`,
   )
-    .bind(state, stateReason, approvedAmount ?? null, id)
+    .bind(state, stateReason, approvedAmount ?? null, at, expiresAt, reminderAt, reminderAt, id)
+    .run();
+}
+
+/** Test set-up only: approved at `decidedAt`, its authorization (extended) until `expiresAt`, reminded already. */
+export async function forceExtended(id: string, decidedAt: number, expiresAt: number) {
+  await forceState(id, "READY", "READY_TO_SHIP");
+  await env.DB.prepare(
+    "UPDATE applications SET decided_at = ?, expires_at = ?, reminder_at = NULL, next_due_at = ? WHERE id = ?",
+  )
+    .bind(decidedAt, expiresAt, expiresAt, id)
+    .run();
+}
+
+/** Test set-up only: the customer confirmed and a manual review that approves settles at `reviewAt`. */
+export async function forceReview(id: string, reviewAt: number) {
+  await env.DB.prepare(
+    `UPDATE applications SET state = 'PROCESSING', state_reason = 'PROCESSING_MANUAL_REVIEW', review_at = ?,
+       review_outcome = 'APPROVE', expires_at = NULL, reminder_at = NULL, next_due_at = ?, version = version + 1
+     WHERE id = ?`,
+  )
+    .bind(reviewAt, reviewAt, id)
     .run();
 }
 

@@ -4,8 +4,9 @@
  */
 import fc from "fast-check";
 import { expect } from "vitest";
-import { planCancellation } from "../../src/domain/application-operations";
+import { planAdvance, planCancellation, planDue, planExtend } from "../../src/domain/application-operations";
 import { deriveOrderState } from "../../src/domain/application-state";
+import { hasUnsentGoods, lapsed } from "../../src/domain/deadlines";
 import { ledgerOf, refundableAmount } from "../../src/domain/ledger";
 import { isDiscount, type OrderItem } from "../../src/domain/order-lines";
 import {
@@ -34,6 +35,11 @@ export interface Selector {
  */
 export type Amount = number | { refundable: -1 | 0 | 1 };
 
+/**
+ * The partner's operations, and time: `advance` is the sandbox's (the application's deadlines `days`
+ * closer, what became due applied at once), `wait` lets the clock run without the sweep (the domain's
+ * sequences only: every operation judges deadlines at its own moment), `sweep` applies what is due.
+ */
 export type Operation =
   | { kind: "change"; items: OrderItem[] }
   | { kind: "cancel items"; items?: Selector[] }
@@ -41,7 +47,14 @@ export type Operation =
   | { kind: "deliver"; items?: Selector[] }
   | { kind: "return"; items?: Selector[]; amount?: Amount }
   | { kind: "refund"; amount: Amount }
-  | { kind: "cancel" };
+  | { kind: "cancel" }
+  | { kind: "extend" }
+  | { kind: "advance"; days: number }
+  | { kind: "wait"; days: number }
+  | { kind: "sweep" };
+
+/** Days that cross each deadline and its edges: the reminder (21), the authorization (28), the cap. */
+const DAYS = [0.0001, 2, 4, 21, 22, 29, 90, 200];
 
 const VAT_RATES: Record<string, number> = { PHYSICAL: 21, DIGITAL: 21, SHIPPING_FEE: 12, DISCOUNT: 21 };
 
@@ -96,8 +109,11 @@ const selector = (codes: readonly string[]): fc.Arbitrary<Selector> =>
 const selection = (codes: readonly string[]) =>
   fc.option(fc.array(selector(codes), { minLength: 1, maxLength: 3 }), { nil: undefined });
 
-/** Operations on an order whose items carry `codes`; amounts sometimes beyond what any order allows. */
-export function operation(codes: readonly string[]): fc.Arbitrary<Operation> {
+/**
+ * Operations on an order whose items carry `codes`; amounts sometimes beyond what any order allows.
+ * `clock`: also time running without the sweep, and the sweep (the domain's sequences).
+ */
+export function operation(codes: readonly string[], clock = false): fc.Arbitrary<Operation> {
   const amount = fc.oneof<fc.Arbitrary<Amount>[]>(
     fc.integer({ min: 1, max: 500 }),
     fc.integer({ min: 1, max: 150000 }),
@@ -125,20 +141,37 @@ export function operation(codes: readonly string[]): fc.Arbitrary<Operation> {
         .map((a): Operation => ({ kind: "refund", amount: a })),
     },
     { weight: 1, arbitrary: fc.constant<Operation>({ kind: "cancel" }) },
+    { weight: 1, arbitrary: fc.constant<Operation>({ kind: "extend" }) },
+    { weight: 2, arbitrary: fc.constantFrom(...DAYS).map((days): Operation => ({ kind: "advance", days })) },
+    ...(clock
+      ? [
+          { weight: 2, arbitrary: fc.constantFrom(...DAYS).map((days): Operation => ({ kind: "wait", days })) },
+          { weight: 2, arbitrary: fc.constant<Operation>({ kind: "sweep" }) },
+        ]
+      : []),
   );
 }
 
-/** An order and a sequence of operations on it. */
-export function scenario(maxSteps: number) {
+/** An order and a sequence of operations on it (with `clock`: time running and the sweep too). */
+export function scenario(maxSteps: number, clock = false) {
   return orderItems.chain((items) =>
     fc.record({
       items: fc.constant(items),
-      // Most sequences start approved; some before approval, where fewer operations are allowed.
-      approved: fc.integer({ min: 0, max: 3 }).map((n) => n > 0),
-      operations: fc.array(operation(items.map((i) => i.code)), { minLength: 1, maxLength: maxSteps }),
+      // Most sequences start approved; some before approval, where fewer operations are allowed, and
+      // some under a manual review.
+      start: fc.constantFrom<Start>("READY", "READY", "READY", "EXTENDED", "PROCESSING", "REVIEW"),
+      operations: fc.array(
+        operation(
+          items.map((i) => i.code),
+          clock,
+        ),
+        { minLength: 1, maxLength: maxSteps },
+      ),
     }),
   );
 }
+
+export type Start = "READY" | "EXTENDED" | "PROCESSING" | "REVIEW";
 
 const CZK = (amount: number) => ({ amount, currency: "CZK" });
 
@@ -192,11 +225,35 @@ export function plan(current: Current, op: Operation, ctx: PlanContext): Result<
       return planRefund(current, { totalPrice: CZK(amountOf(op.amount, current)) }, ctx);
     case "cancel":
       return planCancellation(current, { reason: "APPLICATION_CANCELLED_OTHER" }, ctx);
+    case "extend":
+      return planExtend(current, ctx);
+    case "advance":
+      return planAdvance(current, { seconds: secondsOf(op.days) }, ctx);
+    case "sweep":
+      return planDue(current, ctx);
+    case "wait":
+      throw new Error("time running is the clock's, not a plan");
   }
 }
 
-/** The operation as the API is asked it (amounts resolved, see `resolve`): method, path below the application, body. */
-export function request(op: Operation): { method: string; path: string; body: unknown } {
+/** Whole seconds, at least one (the sandbox's advance takes 1 second to 400 days). */
+export const secondsOf = (days: number) => Math.max(1, Math.round(days * 86_400));
+
+/** The operation as the API is asked it (amounts resolved, see `resolve`): method, path, body. */
+export function request(op: Operation, applicationId: string): { method: string; path: string; body: unknown } {
+  const { method, path, body } = requestBelow(op);
+  return {
+    method,
+    path:
+      op.kind === "advance"
+        ? `/financing/v1/sandbox/applications/${applicationId}${path}`
+        : `/financing/v1/applications/${applicationId}${path}`,
+    body,
+  };
+}
+
+/** The request's method, its path below the application's, and its body. */
+function requestBelow(op: Operation): { method: string; path: string; body: unknown } {
   const money = (amount: Amount) => {
     if (typeof amount !== "number") throw new Error("resolve the amount first");
     return CZK(amount);
@@ -221,6 +278,13 @@ export function request(op: Operation): { method: string; path: string; body: un
       return { method: "POST", path: "/refunds", body: { totalPrice: money(op.amount) } };
     case "cancel":
       return { method: "PUT", path: "/cancel", body: {} };
+    case "extend":
+      return { method: "PUT", path: "/authorization/extend", body: {} };
+    case "advance":
+      return { method: "POST", path: "/advance-time", body: { seconds: secondsOf(op.days) } };
+    case "wait":
+    case "sweep":
+      throw new Error(`${op.kind} has no request: the API's sequences run without it`);
   }
 }
 
@@ -236,7 +300,7 @@ export function request(op: Operation): { method: string; path: string; body: un
  * - states: the order state follows from the lines, READY_TO_SHIP exactly while nothing went out, an
  *   event exactly when the state or its reason changed.
  */
-export function checkStep(before: Current, op: Operation, plan: Plan, after: ReturnType<typeof applyPlan>) {
+export function checkStep(before: Current, op: Operation, plan: Plan, after: ReturnType<typeof applyPlan>, at: number) {
   const was = ledgerOf(before.application, before.lines);
   const now = ledgerOf(after.application, after.lines);
   expect(now.refunded).toBeGreaterThanOrEqual(0);
@@ -246,7 +310,25 @@ export function checkStep(before: Current, op: Operation, plan: Plan, after: Ret
   if (op.kind !== "change") expect(now.financed).toBeLessThanOrEqual(was.financed);
   expect(now.refunded).toBeGreaterThanOrEqual(was.refunded);
   expect(now.refunded - was.refunded).toBe(plan.refund?.amount ?? 0);
-  expect(now.approved).toBe(was.approved);
+  // Only a review's settlement approves (at the financed total); nothing else moves the approval.
+  const settled = before.application.stateReason === "PROCESSING_MANUAL_REVIEW" && after.application.state === "READY";
+  expect(now.approved).toBe(settled ? now.financed : was.approved);
+
+  // Time: nothing goes out once its authorization lapsed, and what the sweep (or an advance) leaves
+  // has no lapsed deadline with goods still waiting on it.
+  if (op.kind === "send") expect(lapsed(before.application, at)).toBe(false);
+  if (op.kind === "sweep" || op.kind === "advance") {
+    const app = after.application;
+    expect(app.state === "READY" && lapsed(app, at) && hasUnsentGoods(after.lines)).toBe(false);
+    expect(app.state === "PROCESSING" && app.stateReason === "PROCESSING_REDIRECT_NEEDED" && lapsed(app, at)).toBe(
+      false,
+    );
+  }
+  // A deadline applies exactly while something waits on it.
+  const waiting =
+    (after.application.state === "READY" && hasUnsentGoods(after.lines)) ||
+    after.application.stateReason === "PROCESSING_REDIRECT_NEEDED";
+  if (!waiting) expect(after.application.expiresAt).toBeNull();
 
   if (op.kind !== "change") expect(unitsByPosition(after)).toEqual(unitsByPosition(before));
   const goods = after.lines.filter((l) => !isDiscount(l));
@@ -268,8 +350,11 @@ export function checkStep(before: Current, op: Operation, plan: Plan, after: Ret
   if (state === "READY") expect(stateReason === "READY_TO_SHIP").toBe(!wentOut);
   if (state === "READY") expect(deriveOrderState(after.lines.map((l) => l.state))).not.toMatch(/CANCELLED|RETURNED/);
   const changed = state !== before.application.state || stateReason !== before.application.stateReason;
-  expect(plan.event !== undefined).toBe(changed);
-  expect(after.application.eventSequence).toBe(before.application.eventSequence + (changed ? 1 : 0));
+  // An event for every change of state or reason; besides, only time makes one (a reminder, a lapse
+  // of goods not sent while the reason stays).
+  if (changed) expect(plan.event?.type).toBe("APPLICATION_STATE_CHANGED");
+  else if (plan.event) expect(["sweep", "advance"]).toContain(op.kind);
+  expect(after.application.eventSequence).toBe(before.application.eventSequence + (plan.event ? 1 : 0));
 }
 
 function unitsByPosition(current: Current): Record<number, number> {

@@ -15,6 +15,7 @@ const route = orderOperationRoute({
   body: CancelItemsRequest,
   example: examples.cancelItemsRequest,
   refusals: {
+    APPLICATION_NOT_READY: "under manual review: the order stays as the customer agreed it",
     APPLICATION_REJECTED: "",
     APPLICATION_ALREADY_CANCELLED: "",
     ITEM_NOT_FOUND: "also for items already sent",

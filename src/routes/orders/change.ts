@@ -19,6 +19,8 @@ import examples from "../examples.json";
 import { ChangeOrderRequest } from "./schema";
 
 const REFUSALS = {
+  APPLICATION_NOT_READY: "under manual review: the order stays as the customer agreed it",
+  AUTHORIZATION_EXPIRED: "the customer's deadline, or the authorization, has passed",
   ORDER_ALREADY_SENT: "",
   APPLICATION_REJECTED: "",
   APPLICATION_ALREADY_CANCELLED: "",

@@ -15,7 +15,10 @@ const route = orderOperationRoute({
     "Needs state READY. Without `items` every item not yet delivered (nor cancelled or returned) is marked DELIVERED; a line not yet sent is sent too (its `sentDate` becomes `sentDate`, else `deliveryDate`). `deliveryDate` defaults to today. When every active item is delivered the stateReason becomes READY_DELIVERED.",
   body: DeliverRequest,
   example: examples.deliverRequest,
-  refusals: ITEM_OPERATION_REFUSALS,
+  refusals: {
+    ...ITEM_OPERATION_REFUSALS,
+    AUTHORIZATION_EXPIRED: "delivering goods never sent, once their authorization lapsed at expiresAt",
+  },
 });
 
 export const deliverOrder = router().openapi(route, async (c) => {

@@ -15,7 +15,11 @@ const route = orderOperationRoute({
     "Needs state READY (goods go out only after approval). Without `items` (or with an empty body) every item not yet sent is marked SENT; with `items`, the given units (a partial quantity splits the line). `sentDate` defaults to today. The application's stateReason becomes READY_SHIPPED.",
   body: SendRequest,
   example: examples.sendRequest,
-  refusals: { ...ITEM_OPERATION_REFUSALS, ORDER_ALREADY_SENT: "nothing left to send" },
+  refusals: {
+    ...ITEM_OPERATION_REFUSALS,
+    ORDER_ALREADY_SENT: "nothing left to send",
+    AUTHORIZATION_EXPIRED: "the authorization of the goods not yet sent lapsed at expiresAt",
+  },
 });
 
 export const sendOrder = router().openapi(route, async (c) => {
