@@ -343,7 +343,7 @@ async function refusesFormWithoutCsrfToken(world: World): Promise<void> {
     await page.getByRole("link", { name: "Notifications" }).click();
     assert.match(await text(page, "section:has(#secret)"), /Only the current secret signs now\./);
     await page.evaluate(() => {
-      for (const input of document.querySelectorAll('input[name="csrf"]')) input.remove();
+      for (const input of Array.from(document.querySelectorAll('input[name="csrf"]'))) input.remove();
     });
     const answer = page.waitForResponse((res) => res.url().endsWith("/console/notification-secret/rotate"));
     await page.getByRole("button", { name: "Rotate signing secret" }).click();
