@@ -23,7 +23,14 @@ import AxeBuilder from "@axe-core/playwright";
 import type { BrowserContext, Page } from "playwright-core";
 import { Webhook } from "standardwebhooks";
 import type { Credentials } from "../../scripts/lib";
-import { eventually, NOTIFICATION_TIMEOUT_MS, newCredentials, runScenarios, type Stack } from "./harness";
+import {
+  applicationBody,
+  eventually,
+  NOTIFICATION_TIMEOUT_MS,
+  newCredentials,
+  runScenarios,
+  type Stack,
+} from "./harness";
 
 const MAX_PAGE_BYTES = 100 * 1024;
 const NARROW = 375;
@@ -484,44 +491,14 @@ const SCENARIOS = [
 
 /** The support case's application, approved by its customer at the gateway in the browser. */
 async function approvedApplication(stack: Stack, token: string, orderNumber: string, fullName = "Jana Nováková") {
-  const czk = (amount: number) => ({ amount, currency: "CZK" });
   const created = await stack.service.call(
     "POST",
     "/financing/v1/applications",
-    {
-      type: "DEFERRED_PAYMENT",
-      agreementTermsAndConditions: true,
-      customer: { fullName, email: "jana.novakova@example.com", phone: "+420777123456" },
-      order: {
-        number: orderNumber,
-        totalPrice: czk(100100),
-        totalVat: [{ vatRate: 21, amount: 17373, currency: "CZK" }],
-        items: [
-          {
-            code: "KB-01",
-            name: "Mechanical keyboard",
-            type: "PHYSICAL",
-            quantity: 1,
-            totalPrice: czk(90100),
-            totalVat: { vatRate: 21, amount: 15637, currency: "CZK" },
-          },
-          {
-            code: "SHIP",
-            name: "Delivery",
-            type: "SHIPPING_FEE",
-            quantity: 1,
-            totalPrice: czk(10000),
-            totalVat: { vatRate: 21, amount: 1736, currency: "CZK" },
-          },
-        ],
-        variableSymbols: ["2026000123"],
-      },
-      merchantUrls: {
-        approvedRedirect: `${stack.shop.origin}/approved`,
-        rejectedRedirect: `${stack.shop.origin}/rejected`,
-        notificationEndpoint: `${stack.shop.origin}/notifications`,
-      },
-    },
+    applicationBody(stack.shop, "DEFERRED_PAYMENT", orderNumber, {
+      fullName,
+      agreed: true,
+      variableSymbols: ["2026000123"],
+    }),
     token,
   );
   const page = await stack.browser.newPage();

@@ -19,12 +19,12 @@ import { Webhook } from "standardwebhooks";
 import { partnerFlow } from "../../examples/client-flow";
 import type { Credentials } from "../../scripts/lib";
 import {
+  applicationBody,
   eventually,
   NOTIFICATION_TIMEOUT_MS,
   newCredentials,
   type Received,
   runScenarios,
-  type Shop,
   type Stack,
 } from "./harness";
 
@@ -34,45 +34,6 @@ import {
 interface World extends Stack {
   token: string;
   credentials: Credentials;
-}
-
-function applicationBody(shop: Shop, type: string, orderNumber: string) {
-  const czk = (amount: number) => ({ amount, currency: "CZK" });
-  return {
-    type,
-    // The customer has to agree on the page.
-    agreementTermsAndConditions: false,
-    customer: { fullName: "Jana Nováková", email: "jana.novakova@example.com", phone: "+420777123456" },
-    order: {
-      number: orderNumber,
-      totalPrice: czk(100100),
-      totalVat: [{ vatRate: 21, amount: 17373, currency: "CZK" }],
-      items: [
-        {
-          code: "KB-01",
-          name: "Mechanical keyboard",
-          type: "PHYSICAL",
-          quantity: 1,
-          totalPrice: czk(90100),
-          totalVat: { vatRate: 21, amount: 15637, currency: "CZK" },
-        },
-        {
-          code: "SHIP",
-          name: "Delivery",
-          type: "SHIPPING_FEE",
-          quantity: 1,
-          totalPrice: czk(10000),
-          totalVat: { vatRate: 21, amount: 1736, currency: "CZK" },
-        },
-      ],
-      variableSymbols: [],
-    },
-    merchantUrls: {
-      approvedRedirect: `${shop.origin}/approved?order=${orderNumber}`,
-      rejectedRedirect: `${shop.origin}/rejected?order=${orderNumber}`,
-      notificationEndpoint: `${shop.origin}/notifications`,
-    },
-  };
 }
 
 /** Standard Webhooks, as a partner verifies it: with the reference library and the signing secret. */

@@ -179,6 +179,57 @@ export async function eventually<T>(
   }
 }
 
+/**
+ * An application as a shop creates it: a keyboard and its delivery, CZK 1,001.00, the shop's pages and
+ * notification endpoint. By default the customer has to agree to the terms on the gateway's page.
+ */
+export function applicationBody(
+  shop: Shop,
+  type: string,
+  orderNumber: string,
+  options: { fullName?: string; agreed?: boolean; variableSymbols?: string[] } = {},
+) {
+  const czk = (amount: number) => ({ amount, currency: "CZK" });
+  return {
+    type,
+    agreementTermsAndConditions: options.agreed ?? false,
+    customer: {
+      fullName: options.fullName ?? "Jana Nováková",
+      email: "jana.novakova@example.com",
+      phone: "+420777123456",
+    },
+    order: {
+      number: orderNumber,
+      totalPrice: czk(100100),
+      totalVat: [{ vatRate: 21, amount: 17373, currency: "CZK" }],
+      items: [
+        {
+          code: "KB-01",
+          name: "Mechanical keyboard",
+          type: "PHYSICAL",
+          quantity: 1,
+          totalPrice: czk(90100),
+          totalVat: { vatRate: 21, amount: 15637, currency: "CZK" },
+        },
+        {
+          code: "SHIP",
+          name: "Delivery",
+          type: "SHIPPING_FEE",
+          quantity: 1,
+          totalPrice: czk(10000),
+          totalVat: { vatRate: 21, amount: 1736, currency: "CZK" },
+        },
+      ],
+      variableSymbols: options.variableSymbols ?? [],
+    },
+    merchantUrls: {
+      approvedRedirect: `${shop.origin}/approved?order=${orderNumber}`,
+      rejectedRedirect: `${shop.origin}/rejected?order=${orderNumber}`,
+      notificationEndpoint: `${shop.origin}/notifications`,
+    },
+  };
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Running scenarios.
 
