@@ -1,10 +1,10 @@
 import { env } from "cloudflare:workers";
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { openSecret } from "../../src/auth/crypto";
 import { signIn } from "../support/api";
 import { formFields, signedInBrowser } from "../support/console";
 import { createApplication } from "../support/factories";
-import { firstEvent, T0, useNotificationHarness } from "../support/notifications";
+import { failedEvent, firstEvent, queuedEventIds, T0, useNotificationHarness } from "../support/notifications";
 
 useNotificationHarness();
 
@@ -12,22 +12,6 @@ const PAGE = "/console/notifications";
 const REPLAY = "/console/notifications/replay";
 const ROTATE = "/console/notification-secret/rotate";
 const HOUR = 3_600_000;
-
-/** The queue's wake-ups, as event ids. */
-function queued() {
-  const calls = vi.spyOn(env.NOTIFICATIONS, "sendBatch").mockResolvedValue(undefined as never);
-  return () => calls.mock.calls.flatMap((c) => [...c[0]].map((m) => (m.body as { eventId: string }).eventId));
-}
-
-async function failedEvent(token: string, occurredAt: number) {
-  const app = await createApplication(token);
-  const row = await env.DB.prepare(
-    "UPDATE events SET status = 'FAILED', failed_attempts = 13, next_attempt_at = NULL, occurred_at = ?, failure_reason = '72 hours without a 2xx' WHERE application_id = ? RETURNING id",
-  )
-    .bind(occurredAt, app.id)
-    .first<{ id: string }>();
-  return { applicationId: app.id, eventId: row!.id };
-}
 
 /** A datetime-local value on the service's clock (UTC in the tests). */
 const local = (ms: number) => new Date(ms).toISOString().slice(0, 16);
@@ -60,7 +44,7 @@ describe("/console/notifications", () => {
     const { partner, token } = await signIn();
     const inRange = await failedEvent(token, T0.getTime() - 2 * HOUR);
     const tooEarly = await failedEvent(token, T0.getTime() - 10 * HOUR);
-    const sentIds = queued();
+    const sentIds = queuedEventIds();
     const browser = await signedInBrowser(partner);
     const fields = { ...formFields((await browser.get(PAGE)).html, REPLAY), from: local(T0.getTime() - 5 * HOUR) };
     const [first, second] = await Promise.all([browser.post(REPLAY, fields), browser.post(REPLAY, fields)]);
@@ -79,7 +63,7 @@ describe("/console/notifications", () => {
 
   it("refuses a replay range that ends before it starts, replaying nothing", async () => {
     const { partner } = await signIn();
-    const sentIds = queued();
+    const sentIds = queuedEventIds();
     const browser = await signedInBrowser(partner);
     const res = await browser.submit(PAGE, REPLAY, { from: local(T0.getTime()), to: local(T0.getTime() - HOUR) });
     expect(res.status).toBe(400);
