@@ -141,10 +141,12 @@ function readLoops() {
   };
 }
 
-async function cron(): Promise<{ code: number | null; output: string }> {
+async function cron(): Promise<{ code: number | null; output: string; seconds: string }> {
+  const begun = Date.now();
   const run = new Running("npm", ["run", "cron", "--", "--persist-to", database]);
   started.push(run);
-  return { code: await run.done(), output: run.output };
+  const code = await run.done();
+  return { code, output: run.output, seconds: ((Date.now() - begun) / 1000).toFixed(1) };
 }
 
 async function main(): Promise<void> {
@@ -203,7 +205,11 @@ async function main(): Promise<void> {
   const first = await cron();
   const statuses = await stopReads();
   const busy = first.output.match(/local database was busy/g)?.length ?? 0;
-  check(first.code === 0, `npm run cron succeeds (${busy} statements met a busy database and ran again)`, first.output);
+  check(
+    first.code === 0,
+    `npm run cron succeeds in ${first.seconds} s (${busy} statements met a busy database and ran again)`,
+    first.output,
+  );
   check(/deadlines applied[^:]*: 4\b/.test(first.output), "it reports 4 deadlines applied", first.output);
   const reads = Object.values(statuses).reduce((a, b) => a + b, 0);
   check(
