@@ -16,21 +16,15 @@
  * receiver, every read must answer 2xx, and a second run must apply nothing. It prints one line per
  * check, exits non-zero on the first failure, and always stops what it started.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { DEMO, freePort } from "./lib";
-import { Running, sleep, startServer } from "./local-server";
+import { check, Running, runChecks, sleep, startServer } from "./local-server";
 
-const root = path.join(import.meta.dirname, "..");
 const DAY_S = 86_400;
 /** How far ahead each application's due step is put: room for the requests that prepare the others. */
 const DUE_IN_MS = 10_000;
-
-function check(ok: boolean, what: string, detail = ""): void {
-  if (!ok) throw new Error(`${what}${detail ? `\n${detail}` : ""}`);
-  console.log(`ok - ${what}`);
-}
 
 const [apiPort, receiverPort] = [await freePort(), await freePort()];
 const database = mkdtempSync(path.join(tmpdir(), "cron-test-"));
@@ -259,16 +253,4 @@ async function main(): Promise<void> {
   );
 }
 
-let failed = false;
-try {
-  await main();
-} catch (error) {
-  failed = true;
-  console.log(`not ok - ${(error as Error).message}`);
-} finally {
-  await Promise.all(started.map((command) => command.stop()));
-  rmSync(database, { recursive: true, force: true });
-  rmSync(path.join(root, `dist/dev-${apiPort}`), { recursive: true, force: true });
-}
-console.log(failed ? "cron test failed" : "cron test passed");
-process.exit(failed ? 1 : 0);
+await runChecks("cron test", main, { started, database, port: apiPort });

@@ -1,8 +1,10 @@
 /**
- * Commands the checks beside a local server run (the README test, the cron test): each in its own
- * process group, so that stopping it stops npm, wrangler and workerd, with its output kept.
+ * What the checks beside a local server share (the README test, the cron test): commands each in its
+ * own process group, so that stopping it stops npm, wrangler and workerd, with its output kept; one
+ * line per check; and the end, which always stops what was started and removes what was made.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { rmSync } from "node:fs";
 import path from "node:path";
 
 const root = path.join(import.meta.dirname, "..");
@@ -59,4 +61,34 @@ export async function startServer(port: number, args: string[]): Promise<{ serve
     if (!healthy) await sleep(500);
   }
   return { server, healthy };
+}
+
+/** One check: `ok - what`, or a failure that ends the run, with `detail` to see why. */
+export function check(ok: boolean, what: string, detail = ""): void {
+  if (!ok) throw new Error(`${what}${detail ? `\n${detail}` : ""}`);
+  console.log(`ok - ${what}`);
+}
+
+/**
+ * Runs `checks` (which push what they start to `started`), then stops all of it and removes `database`
+ * and the server's build folder (dist/dev-<port>); prints "<name> passed" or "failed" and exits so.
+ */
+export async function runChecks(
+  name: string,
+  checks: () => Promise<void>,
+  cleanup: { started: Running[]; database: string; port: number },
+): Promise<never> {
+  let failed = false;
+  try {
+    await checks();
+  } catch (error) {
+    failed = true;
+    console.log(`not ok - ${(error as Error).message}`);
+  } finally {
+    await Promise.all(cleanup.started.map((command) => command.stop()));
+    rmSync(cleanup.database, { recursive: true, force: true });
+    rmSync(path.join(root, `dist/dev-${cleanup.port}`), { recursive: true, force: true });
+  }
+  console.log(`${name} ${failed ? "failed" : "passed"}`);
+  process.exit(failed ? 1 : 0);
 }

@@ -13,11 +13,11 @@
  * against the same server. `npm install` is not run (CI has just installed). It prints one line per
  * check, exits non-zero on the first failure, and always stops what it started.
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { freePort } from "./lib";
-import { Running, startServer as serve, sleep } from "./local-server";
+import { check, Running, runChecks, startServer as serve, sleep } from "./local-server";
 
 const root = path.join(import.meta.dirname, "..");
 const README = readFileSync(path.join(root, "README.md"), "utf8");
@@ -41,11 +41,6 @@ function shape(line: string): RegExp {
 /** A README block in bash, after the addresses block: strict, as a careful reader's terminal. */
 const inBash = (addresses: string, script: string) =>
   new Running("bash", ["-e", "-u", "-o", "pipefail", "-c", `${addresses}\n${script}`]);
-
-function check(ok: boolean, what: string, detail = ""): void {
-  if (!ok) throw new Error(`${what}${detail ? `\n${detail}` : ""}`);
-  console.log(`ok - ${what}`);
-}
 
 async function until(condition: () => boolean, ms: number): Promise<boolean> {
   for (const deadline = Date.now() + ms; Date.now() < deadline; await sleep(250)) if (condition()) return true;
@@ -113,17 +108,11 @@ async function quickStart(run: number): Promise<void> {
   await server.stop();
 }
 
-let failed = false;
-try {
-  await quickStart(1);
-  await quickStart(2);
-} catch (error) {
-  failed = true;
-  console.log(`not ok - ${(error as Error).message}`);
-} finally {
-  await Promise.all(started.map((command) => command.stop()));
-  rmSync(database, { recursive: true, force: true });
-  rmSync(path.join(root, `dist/dev-${apiPort}`), { recursive: true, force: true });
-}
-console.log(failed ? "README test failed" : "README test passed");
-process.exit(failed ? 1 : 0);
+await runChecks(
+  "README test",
+  async () => {
+    await quickStart(1);
+    await quickStart(2);
+  },
+  { started, database, port: apiPort },
+);
