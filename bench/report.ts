@@ -13,6 +13,7 @@ import { type OpenLoopResult, type SaturationResult, serviceErrors } from "./loa
 import { miniflareVersion, type SeedMeta, workerdVersion, wranglerVersion } from "./runtime";
 import type { Cost, Scenario } from "./scenarios";
 import type { StartupResult } from "./startup";
+import type { SweepResult } from "./sweep";
 
 export interface RunData {
   started: Date;
@@ -27,6 +28,7 @@ export interface RunData {
   /** "" when the fair floor runs exactly the API's statements; undefined when not checked. */
   drift: { get?: string; create?: string };
   startup?: StartupResult | { error: string };
+  sweep?: SweepResult;
   warnings: string[];
 }
 
@@ -332,6 +334,14 @@ export function report(data: RunData): string {
     "",
     ...startup,
     "",
+    ...(data.sweep
+      ? [
+          "## The deadline sweep",
+          "",
+          `${data.sweep.applications} seeded approvals, their authorization a day past, lapsed by the Worker's scheduled handler (the Cron Trigger's entry) in ${data.sweep.runs} run(s): **${fmt(data.sweep.workerdMs / data.sweep.applications, 3)} ms of workerd CPU** and ${fmt(data.sweep.wallMs / data.sweep.applications, 3)} ms of wall time per lapsed application (each: its aggregate read in a page of 25, its plan, its guarded write with the lines and the event in the page's one batch, the wake-up enqueued). Measured after the rounds, on the same database.`,
+          "",
+        ]
+      : []),
     "## Every saturation run",
     "",
     "Closed-loop latencies are wrk's at full load: they understate waiting (coordinated omission) and are kept for the record; the open-loop percentiles above are the latencies. Connection closes are the runtime closing keep-alive connections under saturation (bench/README.md), not service errors.",

@@ -12,7 +12,7 @@
  */
 import { cpSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { config, DATA, log, ONLY, ROOT } from "./config";
+import { config, DATA, log, ONLY, QUICK, ROOT } from "./config";
 import { drain, waitForQuietMachine } from "./cpu";
 import { fairFloorStatements, floorName, statementDrift } from "./floors";
 import { type LoadSpec, type OpenLoopResult, openLoop, type SaturationResult, saturate } from "./load";
@@ -21,6 +21,7 @@ import { median, type RunData, report } from "./report";
 import { build, cleanup, ensureSeed, ensureTool, runtimeOutput, start, wranglerToml } from "./runtime";
 import { type Cost, type Scenario, sampleCost, scenarios } from "./scenarios";
 import { measureStartup } from "./startup";
+import { measureSweep, type SweepResult } from "./sweep";
 
 /**
  * BENCH_ONLY picks scenarios by name; what their targets compare with comes along: a list needs get,
@@ -181,6 +182,12 @@ async function main(): Promise<void> {
     }
   }
 
+  let sweep: SweepResult | undefined;
+  if (!ONLY || ONLY.test("sweep")) {
+    log("\nThe deadline sweep");
+    sweep = await measureSweep(mf, QUICK ? 500 : 5_000);
+  }
+
   await drain();
   await cleanup();
   let startup: RunData["startup"];
@@ -193,7 +200,7 @@ async function main(): Promise<void> {
     }
   }
 
-  const text = report({ started, quiet, meta, selected, rounds, open, costs, drift, startup, warnings });
+  const text = report({ started, quiet, meta, selected, rounds, open, costs, drift, startup, sweep, warnings });
   writeFileSync(config.out, `${text}\n`);
   log(`\n${text}\nWritten to ${path.relative(ROOT, config.out)}`);
 }

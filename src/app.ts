@@ -73,7 +73,7 @@ export const ROUTE_GROUPS: RouteGroup[] = [
   {
     name: "reference",
     paths: /^\/(openapi\.json|docs)$/,
-    load: async () => (await import("./routes/system/openapi")).referenceRoutes,
+    load: async () => (await import("./routes/system/reference")).referenceRoutes,
   },
 ];
 

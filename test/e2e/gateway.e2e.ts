@@ -317,6 +317,8 @@ async function confirmsPayInThree(world: World): Promise<void> {
   assert.deepEqual(Object.keys(body).sort(), [
     "eventId",
     "eventType",
+    // The approved goods' authorization runs until then (28 days).
+    "expiresAt",
     "id",
     "occurredAt",
     "sequence",

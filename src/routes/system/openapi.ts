@@ -1,5 +1,3 @@
-import { Hono } from "hono";
-import type { HonoEnv } from "../../env";
 import { registerOpenApiComponents, router } from "../../http/openapi";
 import { applicationRoutes } from "../applications";
 import { authenticationRoutes } from "../authentication";
@@ -9,7 +7,6 @@ import { authorizationExpiringWebhook, notificationWebhook } from "../notificati
 import { orderRoutes } from "../orders";
 import { refundRoutes } from "../refunds";
 import { sandboxRoutes } from "../sandbox";
-import { docsPage } from "./docs";
 import { systemRoutes } from "./index";
 
 const OPENAPI = {
@@ -46,9 +43,9 @@ const OPENAPI = {
 };
 
 /**
- * Every documented router, in the document's order. The app loads these groups only when a request
- * needs one (`ROUTE_GROUPS` in src/app.ts); the document needs them all, so it imports them here, and only a
- * request for the document (or `npm run openapi`) evaluates this module.
+ * Every documented router, in the document's order. The Worker never builds the document: the build
+ * writes it (scripts/openapi-artefact.ts, through scripts/openapi.ts) and `GET /openapi.json` serves that
+ * (./openapi-json.ts), so this module is for Node and the tests.
  */
 const DOCUMENTED = [
   ...systemRoutes,
@@ -63,7 +60,7 @@ const DOCUMENTED = [
 
 let registry: ReturnType<typeof router> | undefined;
 
-/** The OpenAPI 3.1 document of the API, as `GET /openapi.json` serves it (scripts/openapi.ts prints it). */
+/** The OpenAPI 3.1 document of the API (`GET /openapi.json` serves it as the build wrote it). */
 export function openApiDocument() {
   if (!registry) {
     registry = router();
@@ -74,8 +71,3 @@ export function openApiDocument() {
   }
   return registry.getOpenAPI31Document(OPENAPI);
 }
-
-/** The reference group: the document and its interactive page. */
-export const referenceRoutes = [
-  new Hono<HonoEnv>().get("/openapi.json", (c) => c.json(openApiDocument())).get("/docs", docsPage),
-];
