@@ -1,5 +1,5 @@
 /** `pagingInfo`: the page size and ready-made requests for the neighbouring pages. */
-import type { z } from "@hono/zod-openapi";
+import type { Infer } from "../lazy-schema";
 import type { FilterTerm, Page, PageRequest } from "./collection";
 import type { PagingInfo } from "./query";
 
@@ -16,7 +16,7 @@ export function filterParameter(terms: readonly Pick<FilterTerm, "name" | "opera
  * `{itemsPerPage, nextPage?, prevPage?}`: links carry the full query (sort, filter, limit) and the
  * cursor, so that a client requests them as they are. An empty page has no item to anchor a link on.
  */
-export function pagingInfo(path: string, request: PageRequest, page: Page<unknown>): z.infer<typeof PagingInfo> {
+export function pagingInfo(path: string, request: PageRequest, page: Page<unknown>): Infer<typeof PagingInfo> {
   const link = (cursor: "after" | "before", id: string) => {
     const query = new URLSearchParams();
     if (request.sort.length > 0) {

@@ -1,33 +1,41 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import { randomSecret, sha256Hex } from "../../auth/crypto";
 import { checkLogin } from "../../auth/partner-login";
 import { now } from "../../clock";
 import { database } from "../../db/client";
 import { recordAccessToken } from "../../db/partners";
 import { ApiError, detail } from "../../http/errors";
-import { failures, jsonBodyOf, jsonContent, router } from "../../http/openapi";
+import { failures, jsonBodyOf, jsonContent, openApiRoute, type RouteDefinition } from "../../http/openapi";
+import { schema } from "../../lazy-schema";
 import { limiter, tokenSubject } from "../../rate-limit/client";
 import examples from "../examples.json";
 
 export const TOKEN_LIFETIME_SECONDS = 7200;
 
-const LoginRequest = z
-  .object({
-    username: z.string().min(1).max(200),
-    password: z.string().min(1).max(1024),
-  })
-  .openapi("LoginRequest");
+const LoginRequest = schema(() =>
+  z
+    .object({
+      username: z.string().min(1).max(200),
+      password: z.string().min(1).max(1024),
+    })
+    .openapi("LoginRequest"),
+);
 
-const LoginResponse = z
-  .object({
-    accessToken: z.string().min(30).openapi({ description: "Opaque bearer token; send as `Authorization: Bearer …`" }),
-    expiresIn: z
-      .literal(TOKEN_LIFETIME_SECONDS)
-      .openapi({ type: "integer", description: "Seconds until the token expires: always 7200" }),
-  })
-  .openapi("LoginResponse");
+const LoginResponse = schema(() =>
+  z
+    .object({
+      accessToken: z
+        .string()
+        .min(30)
+        .openapi({ description: "Opaque bearer token; send as `Authorization: Bearer …`" }),
+      expiresIn: z
+        .literal(TOKEN_LIFETIME_SECONDS)
+        .openapi({ type: "integer", description: "Seconds until the token expires: always 7200" }),
+    })
+    .openapi("LoginResponse"),
+);
 
-const route = createRoute({
+const route = {
   operationId: "login",
   method: "post",
   path: "/authentication/v1/partner",
@@ -36,14 +44,14 @@ const route = createRoute({
   summary: "Log in and obtain an access token",
   description:
     "Exchanges the partner's user name and password for a bearer token valid for 7200 seconds. Wrong credentials answer 400 `invalid_grant` (with `errors[]`, code INVALID_CREDENTIALS). Failed logins are limited per user name (default 5 in any 15 minutes) and per client address (default 20): beyond that the login answers 429 with `Retry-After`, before any password is checked.",
-  request: { body: jsonBodyOf(LoginRequest, examples.loginRequest) },
-  responses: {
-    200: jsonContent(LoginResponse, "Token issued", examples.loginResponse, ["Cache-Control"]),
+  request: () => ({ body: jsonBodyOf(LoginRequest(), examples.loginRequest) }),
+  responses: () => ({
+    200: jsonContent(LoginResponse(), "Token issued", examples.loginResponse, ["Cache-Control"]),
     ...failures({ body: true, session: false, lookup: false, invalid: ["INVALID_CREDENTIALS"] }),
-  },
-});
+  }),
+} satisfies RouteDefinition;
 
-export const login = router().openapi(route, async (c) => {
+export const login = openApiRoute(route, async (c) => {
   const { username, password } = c.req.valid("json");
   const at = now();
   const check = await checkLogin(

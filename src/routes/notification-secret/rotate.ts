@@ -1,4 +1,4 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import { session } from "../../auth/require-session";
 import { formatDateTime } from "../../clock";
 import { database } from "../../db/client";
@@ -8,37 +8,43 @@ import {
   failures,
   IdempotencyHeaders,
   jsonBodyOf,
-  router,
+  openApiRoute,
+  type RouteDefinition,
   withDefault,
   writeContent,
 } from "../../http/openapi";
+import { schema } from "../../lazy-schema";
 import { rotateSigningSecret as rotate } from "../../notifications/rotation";
 import { DateTimeOutput } from "../applications/schema";
 import examples from "../examples.json";
 
-const SigningSecret = z
-  .object({
-    secret: z.string().openapi({
-      description: "The new Standard Webhooks signing secret, `whsec_` and base64. Shown only here, only now.",
-      example: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
-    }),
-    previousSecretExpiresAt: DateTimeOutput.optional().openapi({
-      description: "Until then notifications carry a second signature, with the secret this one replaces",
-    }),
-  })
-  .openapi("SigningSecret");
+const SigningSecret = schema(() =>
+  z
+    .object({
+      secret: z.string().openapi({
+        description: "The new Standard Webhooks signing secret, `whsec_` and base64. Shown only here, only now.",
+        example: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+      }),
+      previousSecretExpiresAt: DateTimeOutput().optional().openapi({
+        description: "Until then notifications carry a second signature, with the secret this one replaces",
+      }),
+    })
+    .openapi("SigningSecret"),
+);
 
-const RotateRequest = z
-  .object({
-    force: withDefault(
-      z.boolean(),
-      false,
-      "Rotate even when two earlier secrets still sign: the oldest of them stops signing at once (a secret that leaked)",
-    ),
-  })
-  .openapi("RotateSigningSecretRequest");
+const RotateRequest = schema(() =>
+  z
+    .object({
+      force: withDefault(
+        z.boolean(),
+        false,
+        "Rotate even when two earlier secrets still sign: the oldest of them stops signing at once (a secret that leaked)",
+      ),
+    })
+    .openapi("RotateSigningSecretRequest"),
+);
 
-const route = createRoute({
+const route = {
   operationId: "rotateSigningSecret",
   method: "post",
   path: "/financing/v1/notification-secret/rotate",
@@ -47,14 +53,14 @@ const route = createRoute({
   description:
     'Creates a new signing secret and answers it, once. For the overlap window (24 hours by default) every notification is signed with both the new and the previous secret (space-separated signatures in `webhook-signature`), so your receivers can switch at their own pace. Rotating again during an overlap keeps the earlier secret signing until its own overlap ends: at most two earlier secrets sign at once (three signatures), so a rotation that would cut one whose overlap still runs is refused with 422 ROTATION_LIMIT_REACHED, unless the body says `{"force": true}`, which stops the oldest at once. The body may be empty. Send an `Idempotency-Key`: a retried call then answers the same secret instead of rotating again (the stored answer is encrypted).',
   security: bearerSecurity,
-  request: { headers: IdempotencyHeaders, body: jsonBodyOf(RotateRequest, { force: false }) },
-  responses: {
-    200: writeContent(SigningSecret, "The new secret", examples.signingSecret, ["Cache-Control"]),
+  request: () => ({ headers: IdempotencyHeaders(), body: jsonBodyOf(RotateRequest(), { force: false }) }),
+  responses: () => ({
+    200: writeContent(SigningSecret(), "The new secret", examples.signingSecret, ["Cache-Control"]),
     ...failures({ body: true, idempotent: true, lookup: false, refusals: { ROTATION_LIMIT_REACHED: "" } }),
-  },
-});
+  }),
+} satisfies RouteDefinition;
 
-export const rotateSigningSecret = router().openapi(route, async (c) => {
+export const rotateSigningSecret = openApiRoute(route, async (c) => {
   const { force } = c.req.valid("json");
   const cfg = c.var.config;
   const rotation = await rotate(database(c.env), session(c).partnerId, {
