@@ -19,7 +19,18 @@ import { ledgerOf } from "../domain/ledger";
 import type { Problem } from "../domain/result";
 import type { HonoEnv } from "../env";
 import { endOfDay, wallClockInstant } from "./input";
-import { customerEmail, customerName, Money, NoticeBox, page, StateBadge, signedIn, Time, typeName } from "./layout";
+import {
+  customerEmail,
+  customerName,
+  Money,
+  NoticeBox,
+  Paging,
+  page,
+  StateBadge,
+  signedIn,
+  Time,
+  typeName,
+} from "./layout";
 
 const PATH = "/console/applications";
 const PAGE_SIZE = 20;
@@ -70,14 +81,6 @@ function filterTerms(query: Query, timeZone: string) {
   if (from) terms.push({ name: "createdAt", operator: "gteq", values: [from] });
   if (to) terms.push({ name: "createdAt", operator: "lt", values: [to] });
   return { terms, problems };
-}
-
-/** A link to this list with the same form and another page. */
-function pageLink(query: Query, cursor: "after" | "before", id: string): string {
-  const params = new URLSearchParams();
-  for (const name of ["q", "state", "from", "to", "sort"] as const) if (query[name]) params.set(name, query[name]);
-  params.set(cursor, id);
-  return `${PATH}?${params}`;
 }
 
 export const applicationsList = new Hono<HonoEnv>().get(PATH, async (c) => {
@@ -220,22 +223,7 @@ export const applicationsList = new Hono<HonoEnv>().get(PATH, async (c) => {
             </table>
           </div>
         )}
-        {paging && (paging.hasMoreBefore || paging.hasMoreAfter) ? (
-          <nav class="paging" aria-label="Pages">
-            {paging.hasMoreBefore && paging.firstId ? (
-              <a href={pageLink(query, "before", paging.firstId)} rel="prev">
-                Previous page
-              </a>
-            ) : (
-              <span />
-            )}
-            {paging.hasMoreAfter && paging.lastId ? (
-              <a href={pageLink(query, "after", paging.lastId)} rel="next">
-                Next page
-              </a>
-            ) : null}
-          </nav>
-        ) : null}
+        <Paging path={PATH} fields={{ ...query }} page={paging} previous="Previous page" next="Next page" />
       </section>
     </>,
     problems.length + refused.length > 0 ? 400 : 200,

@@ -8,6 +8,7 @@ import { raw } from "hono/html";
 import type { Child } from "hono/jsx";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { formatDateTime } from "../clock";
+import type { Page } from "../collections/collection";
 import type { HonoEnv } from "../env";
 import { formatMoney } from "../format";
 
@@ -169,3 +170,39 @@ export function customerName(customer: unknown): string {
 }
 
 export const customerEmail = (customer: unknown) => ((customer ?? {}) as { email?: string }).email ?? "";
+
+/**
+ * The links to a list's neighbouring pages: the same form (`fields`, as the address had them) with the
+ * cursor of the first or last row shown.
+ */
+export function Paging(props: {
+  path: string;
+  fields: Record<string, string>;
+  page: Page<unknown> | undefined;
+  previous: string;
+  next: string;
+}) {
+  const { path, fields, page, previous, next } = props;
+  if (!page || !(page.hasMoreBefore || page.hasMoreAfter)) return null;
+  const link = (cursor: "after" | "before", id: string) => {
+    const params = new URLSearchParams(Object.entries(fields).filter(([, value]) => value));
+    params.set(cursor, id);
+    return `${path}?${params}`;
+  };
+  return (
+    <nav class="paging" aria-label="Pages">
+      {page.hasMoreBefore && page.firstId ? (
+        <a href={link("before", page.firstId)} rel="prev">
+          {previous}
+        </a>
+      ) : (
+        <span />
+      )}
+      {page.hasMoreAfter && page.lastId ? (
+        <a href={link("after", page.lastId)} rel="next">
+          {next}
+        </a>
+      ) : null}
+    </nav>
+  );
+}

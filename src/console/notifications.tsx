@@ -21,7 +21,7 @@ import { rotateSigningSecret } from "../notifications/rotation";
 import { applicationPath } from "./application";
 import { onceForForm, onceToken } from "./forms";
 import { endOfDay, wallClockInstant } from "./input";
-import { FormTokens, type Notice, NoticeBox, page, StateBadge, shownTime, signedIn, Time } from "./layout";
+import { FormTokens, type Notice, NoticeBox, Paging, page, StateBadge, shownTime, signedIn, Time } from "./layout";
 
 const PATH = "/console/notifications";
 const PAGE_SIZE = 25;
@@ -50,13 +50,6 @@ const FIELDS = ["status", "eventType", "from", "to", "applicationId"] as const;
 function queryOf(url: URL): Query {
   const field = (name: string) => url.searchParams.get(name)?.trim() ?? "";
   return Object.fromEntries(FIELDS.map((name) => [name, field(name)])) as unknown as Query;
-}
-
-function pageLink(query: Query, cursor: "after" | "before", id: string): string {
-  const params = new URLSearchParams();
-  for (const name of FIELDS) if (query[name]) params.set(name, query[name]);
-  params.set(cursor, id);
-  return `${PATH}?${params}`;
 }
 
 /** The delivery log as the API lists it, newest first, filtered by the form's fields. */
@@ -230,22 +223,7 @@ async function notificationsPage(c: Context<HonoEnv>, notice?: Notice, status: 2
             </table>
           </div>
         )}
-        {log.paging && (log.paging.hasMoreBefore || log.paging.hasMoreAfter) ? (
-          <nav class="paging" aria-label="Pages">
-            {log.paging.hasMoreBefore && log.paging.firstId ? (
-              <a href={pageLink(query, "before", log.paging.firstId)} rel="prev">
-                Newer
-              </a>
-            ) : (
-              <span />
-            )}
-            {log.paging.hasMoreAfter && log.paging.lastId ? (
-              <a href={pageLink(query, "after", log.paging.lastId)} rel="next">
-                Older
-              </a>
-            ) : null}
-          </nav>
-        ) : null}
+        <Paging path={PATH} fields={{ ...query }} page={log.paging} previous="Newer" next="Older" />
       </section>
       <div class="grid">
         <section aria-labelledby="replay">
