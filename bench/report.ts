@@ -8,11 +8,12 @@ import os from "node:os";
 import path from "node:path";
 import { BENCH, config, FULL, ROOT } from "./config";
 import { CLK_TCK, CORES } from "./cpu";
+import { type FirstRequestRow, firstRequestTable } from "./first-request";
 import { FLOORS, type FloorKey, floorName } from "./floors";
 import { type OpenLoopResult, type SaturationResult, serviceErrors } from "./load";
 import { miniflareVersion, type SeedMeta, workerdVersion, wranglerVersion } from "./runtime";
 import type { Cost, Scenario } from "./scenarios";
-import type { StartupResult } from "./startup";
+import { COLD_REQUESTS, type StartupMeasure, type StartupResult } from "./startup";
 import type { SweepResult } from "./sweep";
 
 export interface RunData {
@@ -28,6 +29,8 @@ export interface RunData {
   /** "" when the fair floor runs exactly the API's statements; undefined when not checked. */
   drift: { get?: string; create?: string };
   startup?: StartupResult | { error: string };
+  /** Each cold request's first and second call from outside, on a fresh `npm start` (first-request.ts). */
+  firstRequests?: FirstRequestRow[] | { error: string };
   sweep?: SweepResult;
   warnings: string[];
 }
@@ -227,6 +230,10 @@ export function report(data: RunData): string {
     const { api: a, floor: f } = data.startup;
     targets.push(
       `| startup ≤ 2 × a one-route Hono Worker's, CPU (wrangler check startup's procedure, 50 µs sampling) | ${fmt(a.median / f.median)} × (${ms(a.median)} ms vs ${ms(f.median)} ms; see Startup) | ${verdictAtMost(a.median / f.median, 2)} |`,
+      ...data.startup.cold.map(
+        (m, index) =>
+          `| cold ${COLD_REQUESTS[index]!.label} ≤ 5 × the one-route Hono Worker's startup, CPU | ${fmt(m.median / f.median, 1)} × (${ms(m.median)} ms) | ${verdictAtMost(m.median / f.median, 5)} |`,
+      ),
     );
   }
 
@@ -235,18 +242,32 @@ export function report(data: RunData): string {
   if (data.startup && "error" in data.startup) {
     startup.push(`The startup measurement failed: ${data.startup.error}`);
   } else if (data.startup) {
-    const { api: a, coldGet: g, floor: f } = data.startup;
+    const { api: a, cold, floor: f } = data.startup;
+    const row = (worker: string, m: StartupMeasure) =>
+      `| ${worker} | ${ms(m.median)} | ${fmt(m.median / f.median, 1)} × | ${m.runs.map((v) => ms(v)).join(", ")} | ${m.profile} |`;
     startup.push(
-      "| Worker | Startup CPU ms (median) | Runs | Profile |",
-      "|---|---:|---|---|",
-      `| the API (wrangler.toml: scripts/build.ts's entry) | ${ms(a.median)} | ${a.runs.map((v) => ms(v)).join(", ")} | ${a.profile} |`,
-      `| the API with the applications group loaded at startup (bench/floors/api-cold-get.js) | ${ms(g.median)} | ${g.runs.map((v) => ms(v)).join(", ")} | ${g.profile} |`,
-      `| floor: one-route Hono Worker (bench/floors/hello-hono.ts) | ${ms(f.median)} | ${f.runs.map((v) => ms(v)).join(", ")} | ${f.profile} |`,
+      "| Worker | Startup CPU ms (median) | × floor | Runs | Profile |",
+      "|---|---:|---:|---|---|",
+      row("the API (wrangler.toml: scripts/build.ts's entry)", a),
+      ...cold.map((m, index) =>
+        row(`cold: ${COLD_REQUESTS[index]!.label} (the startup and what its first call loads)`, m),
+      ),
+      row("floor: one-route Hono Worker (bench/floors/hello-hono.ts)", f),
       "",
-      `The API's startup costs ${fmt(a.median / f.median, 1)} × the one-route Hono Worker's (${ms(a.median - f.median)} ms more). Route groups are modules of their own, loaded on their first request (scripts/build.ts, src/http/lazy-routes.ts), so a cold isolate's first request also evaluates its own group: for a GET of an application, zod and the applications routes, ${ms(g.median - a.median)} ms more (the second row). Measured as \`wrangler check startup\` measures (a V8 profile of importing the Worker's main module in a local workerd; non-idle samples × the sampling interval), sampling every 50 µs instead of V8's default millisecond (bench/README.md), on this machine's CPU, not Cloudflare's.`,
+      `The API's startup costs ${fmt(a.median / f.median, 1)} × the one-route Hono Worker's (${ms(a.median - f.median)} ms more). Route groups are modules of their own, loaded on their first request, and each operation's validators are built on the first request to it (scripts/build.ts, src/http/lazy-routes.ts), so a cold isolate's first request also evaluates its own group's module and builds its own operation: the cold rows (bench/README.md says how to read them). Measured as \`wrangler check startup\` measures (a V8 profile of importing the Worker's main module in a local workerd; non-idle samples × the sampling interval), sampling every 50 µs instead of V8's default millisecond (bench/README.md), on this machine's CPU, not Cloudflare's.`,
     );
   } else {
     startup.push("Not measured (BENCH_STARTUP=0).");
+  }
+  if (data.firstRequests) {
+    startup.push(
+      "",
+      "Each kind of first request from outside, on a freshly started `npm start` (a new one per kind, after a health check and the login), and the same request again: ms at the client, the local proxy included (bench/first-request.ts), medians of the starts.",
+      "",
+      ...("error" in data.firstRequests
+        ? [`The measurement failed: ${data.firstRequests.error}`]
+        : firstRequestTable(data.firstRequests)),
+    );
   }
 
   // ---- Per round ----

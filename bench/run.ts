@@ -14,6 +14,7 @@ import { cpSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { config, DATA, log, ONLY, QUICK, ROOT } from "./config";
 import { drain, waitForQuietMachine } from "./cpu";
+import { measureFirstRequests } from "./first-request";
 import { fairFloorStatements, floorName, statementDrift } from "./floors";
 import { type LoadSpec, type OpenLoopResult, openLoop, type SaturationResult, saturate } from "./load";
 import { startProfile } from "./profile";
@@ -191,6 +192,7 @@ async function main(): Promise<void> {
   await drain();
   await cleanup();
   let startup: RunData["startup"];
+  let firstRequests: RunData["firstRequests"];
   if (config.startup) {
     try {
       startup = await measureStartup();
@@ -198,9 +200,28 @@ async function main(): Promise<void> {
       startup = { error: error instanceof Error ? error.message.slice(0, 500) : String(error) };
       log(`  ${startup.error}`);
     }
+    try {
+      firstRequests = await measureFirstRequests();
+    } catch (error) {
+      firstRequests = { error: error instanceof Error ? error.message.slice(0, 500) : String(error) };
+      log(`  ${firstRequests.error}`);
+    }
   }
 
-  const text = report({ started, quiet, meta, selected, rounds, open, costs, drift, startup, sweep, warnings });
+  const text = report({
+    started,
+    quiet,
+    meta,
+    selected,
+    rounds,
+    open,
+    costs,
+    drift,
+    startup,
+    firstRequests,
+    sweep,
+    warnings,
+  });
   writeFileSync(config.out, `${text}\n`);
   log(`\n${text}\nWritten to ${path.relative(ROOT, config.out)}`);
 }

@@ -48,7 +48,7 @@ const THIS_SCRIPT = path.relative(root, import.meta.filename);
  */
 const NOT_AT_STARTUP = [
   /^node_modules\/(zod|drizzle-orm|@hono\/zod-openapi|@hono\/zod-validator)\//,
-  /^src\/(routes|db|collections|domain|gateway|notifications)\//,
+  /^src\/(routes|db|collections|domain|gateway|console|notifications)\//,
   /^node:/,
 ];
 

@@ -26,9 +26,12 @@ const server = createServer((req, res) => {
     const body = Buffer.concat(chunks).toString("utf8");
     try {
       const event = webhook.verify(body, req.headers as Record<string, string>) as Record<string, unknown>;
-      console.log(
-        `verified ${req.headers["webhook-id"]}: application ${event.id} is ${event.state} / ${event.stateReason}`,
-      );
+      // Accept event types you do not know (answer 2xx): new kinds may come.
+      const what =
+        event.eventType === "AUTHORIZATION_EXPIRING"
+          ? `the authorization of application ${event.id} expires at ${event.expiresAt}: send, extend or cancel`
+          : `application ${event.id} is ${event.state} / ${event.stateReason}`;
+      console.log(`verified ${req.headers["webhook-id"]}: ${what}`);
       // Answer fast; do the work later. Deduplicate by eventId, order by sequence.
       res.writeHead(204).end();
     } catch (error) {

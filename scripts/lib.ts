@@ -15,7 +15,7 @@ const WRANGLER = ["exec", "--", "wrangler"];
  * rather than waiting for the lock (inside the server the same failure reaches the Worker as D1's
  * "internal error", see src/transient.ts). The lock is held for milliseconds, so the command is run again.
  */
-const BUSY = /SQLITE_BUSY|internal error; reference = /;
+export const BUSY = /SQLITE_BUSY|internal error; reference = /;
 /** Pauses before each new attempt of a busy local command (milliseconds): about 10 s in all. */
 const BUSY_RETRY_DELAYS_MS = [100, 200, 400, 800, 1600, 3200, 3200];
 

@@ -13,11 +13,11 @@
  * against the same server. `npm install` is not run (CI has just installed). It prints one line per
  * check, exits non-zero on the first failure, and always stops what it started.
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { freePort } from "./lib";
+import { check, Running, runChecks, startServer as serve, sleep } from "./local-server";
 
 const root = path.join(import.meta.dirname, "..");
 const README = readFileSync(path.join(root, "README.md"), "utf8");
@@ -38,56 +38,9 @@ function shape(line: string): RegExp {
   return new RegExp(`^${literal.join(".+?")}$`);
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** A command in its own process group (stopping it stops npm, wrangler and workerd), its output kept. */
-class Running {
-  output = "";
-  readonly child: ChildProcess;
-  constructor(command: string, args: string[]) {
-    this.child = spawn(command, args, {
-      cwd: root,
-      detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false" },
-    });
-    this.child.stdout?.on("data", (chunk: Buffer) => (this.output += chunk));
-    this.child.stderr?.on("data", (chunk: Buffer) => (this.output += chunk));
-  }
-
-  get ended(): boolean {
-    return this.child.exitCode !== null || this.child.signalCode !== null;
-  }
-
-  /** Its exit code (null when a signal ended it), once it ends. */
-  done(): Promise<number | null> {
-    if (this.ended) return Promise.resolve(this.child.exitCode);
-    return new Promise((resolve) => this.child.once("exit", resolve));
-  }
-
-  async stop(): Promise<void> {
-    if (this.ended || this.child.pid === undefined) return;
-    const signal = (name: NodeJS.Signals) => {
-      try {
-        process.kill(-this.child.pid!, name);
-      } catch {
-        // The group is gone already.
-      }
-    };
-    signal("SIGTERM");
-    await Promise.race([this.done(), sleep(10_000)]);
-    if (!this.ended) signal("SIGKILL");
-  }
-}
-
 /** A README block in bash, after the addresses block: strict, as a careful reader's terminal. */
 const inBash = (addresses: string, script: string) =>
   new Running("bash", ["-e", "-u", "-o", "pipefail", "-c", `${addresses}\n${script}`]);
-
-function check(ok: boolean, what: string, detail = ""): void {
-  if (!ok) throw new Error(`${what}${detail ? `\n${detail}` : ""}`);
-  console.log(`ok - ${what}`);
-}
 
 async function until(condition: () => boolean, ms: number): Promise<boolean> {
   for (const deadline = Date.now() + ms; Date.now() < deadline; await sleep(250)) if (condition()) return true;
@@ -107,14 +60,8 @@ const receiverShape = block("receiver output").split("\n").map(shape);
 const started: Running[] = [];
 
 async function startServer(): Promise<Running> {
-  const server = new Running("npm", ["start", "--", "--port", String(apiPort), "--persist-to", database]);
+  const { server, healthy } = await serve(apiPort, ["--persist-to", database]);
   started.push(server);
-  let healthy = false;
-  for (const deadline = Date.now() + 120_000; !healthy && !server.ended && Date.now() < deadline; ) {
-    const health = await fetch(`http://127.0.0.1:${apiPort}/v1/health`).catch(() => undefined);
-    healthy = health?.status === 200;
-    if (!healthy) await sleep(500);
-  }
   check(healthy, `npm start serves on port ${apiPort}`, server.output.slice(-3000));
   const builds = server.output.match(/: built in \d+ ms/g)?.length ?? 0;
   check(builds <= 1, `npm start logged ${builds} build${builds === 1 ? "" : "s"}, at most one`, server.output);
@@ -161,17 +108,11 @@ async function quickStart(run: number): Promise<void> {
   await server.stop();
 }
 
-let failed = false;
-try {
-  await quickStart(1);
-  await quickStart(2);
-} catch (error) {
-  failed = true;
-  console.log(`not ok - ${(error as Error).message}`);
-} finally {
-  await Promise.all(started.map((command) => command.stop()));
-  rmSync(database, { recursive: true, force: true });
-  rmSync(path.join(root, `dist/dev-${apiPort}`), { recursive: true, force: true });
-}
-console.log(failed ? "README test failed" : "README test passed");
-process.exit(failed ? 1 : 0);
+await runChecks(
+  "README test",
+  async () => {
+    await quickStart(1);
+    await quickStart(2);
+  },
+  { started, database, port: apiPort },
+);

@@ -71,6 +71,11 @@ export const ROUTE_GROUPS: RouteGroup[] = [
     load: async () => [(await import("./gateway")).gateway],
   },
   {
+    name: "console",
+    paths: /^\/console(\/|$)/,
+    load: async () => [(await import("./console")).consoleRoutes],
+  },
+  {
     name: "reference",
     paths: /^\/(openapi\.json|docs)$/,
     load: async () => (await import("./routes/system/reference")).referenceRoutes,
@@ -108,10 +113,14 @@ export function createApp() {
     throw ApiError.notFound("route");
   });
   app.onError((err, c) => {
-    // The customer's pages answer their failures as pages, also those raised before the gateway's router.
-    // (Loaded already: a request under /gateway/ loads the gateway group before it is routed.)
-    if (new URL(c.req.url).pathname.startsWith("/gateway/")) {
+    // The pages answer their failures as pages, also those raised before their group's router.
+    // (Loaded already: a request under /gateway/ or /console loads its group before it is routed.)
+    const { pathname } = new URL(c.req.url);
+    if (pathname.startsWith("/gateway/")) {
       return import("./gateway/errors").then(({ gatewayError }) => gatewayError(err, c));
+    }
+    if (/^\/console(\/|$)/.test(pathname)) {
+      return import("./console/errors").then(({ consoleError }) => consoleError(err, c));
     }
     let apiError: ApiError;
     if (err instanceof ApiError) apiError = err;

@@ -5,14 +5,17 @@
  * - the outbox's safety net: overdue notifications woken up again (src/notifications/sweep.ts);
  * - forgetting what has expired: Idempotency-Key answers after 24 hours, access-token records after
  *   their two hours.
+ * Each run logs one line of what it did ("scheduled run"): what an operator reads in the logs, and what
+ * `npm run cron` (scripts/cron.ts) prints locally.
  */
 import type { ChangeServices } from "./applications/change-application";
-import { sweepDeadlines } from "./applications/deadline-sweep";
+import { type SweepRun, sweepDeadlines } from "./applications/deadline-sweep";
 import { now } from "./clock";
 import { config, deadlinePolicy, type Env } from "./config";
 import { database } from "./db/client";
 import { forgetExpiredTokens } from "./db/partners";
 import { forgetExpiredKeys } from "./http/idempotency";
+import { log } from "./log";
 import { publish } from "./notifications/outbox";
 import { sweep } from "./notifications/sweep";
 
@@ -29,13 +32,25 @@ export function scheduledServices(env: Env, pending: Promise<unknown>[]): Change
   };
 }
 
-export async function runScheduled(env: Env): Promise<void> {
+export interface ScheduledRun {
+  /** Applications whose due lapse, reminder or review was applied; `more` when some are left due. */
+  deadlines: SweepRun;
+  /** Overdue notifications put on the queue again. */
+  notificationsWoken: number;
+  /** Records of expired access tokens deleted. */
+  tokensForgotten: number;
+}
+
+export async function runScheduled(env: Env): Promise<ScheduledRun> {
   const published: Promise<unknown>[] = [];
-  await Promise.all([
+  const [deadlines, notificationsWoken, , tokensForgotten] = await Promise.all([
     sweepDeadlines(scheduledServices(env, published)),
     sweep(env),
     forgetExpiredKeys(env),
     forgetExpiredTokens(database(env), now()),
   ]);
   await Promise.all(published);
+  const run = { deadlines, notificationsWoken, tokensForgotten };
+  log("info", "scheduled run", run);
+  return run;
 }

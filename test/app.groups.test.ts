@@ -1,10 +1,20 @@
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
+import type { Hono } from "hono";
+import { TrieRouter } from "hono/router/trie-router";
 import { describe, expect, it } from "vitest";
 import { createApp, ROUTE_GROUPS } from "../src/app";
+import type { HonoEnv } from "../src/env";
+import type { OpenApiRoute } from "../src/http/openapi";
 import { BASE } from "./support/api";
 
 const ORDER_SEND = "/financing/v1/applications/:applicationId/order/send";
+const ORDER_DELIVER = "/financing/v1/applications/:applicationId/order/deliver";
+
+const sample = (path: string) => path.replace(/:\w+/g, "01J000000000000000000000000").replace(/\*$/, "page");
+const isOperation = (entry: Hono<HonoEnv> | OpenApiRoute): entry is OpenApiRoute => "serve" in entry;
+const pathsOf = (entry: Hono<HonoEnv> | OpenApiRoute) =>
+  isOperation(entry) ? [entry.path] : entry.routes.map((r) => r.path);
 
 async function get(app: ReturnType<typeof createApp>, path: string) {
   const ctx = createExecutionContext();
@@ -16,12 +26,10 @@ async function get(app: ReturnType<typeof createApp>, path: string) {
 describe("route groups, loaded on first use", () => {
   it("claim every path of every route of their group", async () => {
     for (const group of ROUTE_GROUPS) {
-      const routers = await group.load();
-      const paths = routers.flatMap((router) => router.routes.map((r) => r.path));
+      const paths = (await group.load()).flatMap(pathsOf);
       expect(paths.length, group.name).toBeGreaterThan(0);
       for (const path of paths) {
-        const sample = path.replace(/:\w+/g, "01J000000000000000000000000").replace(/\*$/, "page");
-        expect({ group: group.name, path, claimed: group.paths.test(sample) }).toEqual({
+        expect({ group: group.name, path, claimed: group.paths.test(sample(path)) }).toEqual({
           group: group.name,
           path,
           claimed: true,
@@ -30,19 +38,36 @@ describe("route groups, loaded on first use", () => {
     }
   });
 
-  it("mount only the group a request needs, once, even for concurrent first requests", async () => {
+  it("hold operations that never answer the same request, so that the order they are mounted in cannot matter", async () => {
+    const operations = (await Promise.all(ROUTE_GROUPS.map((group) => group.load()))).flat().filter(isOperation);
+    const router = new TrieRouter<OpenApiRoute>();
+    for (const operation of operations) router.add(operation.method, operation.path, operation);
+    for (const operation of operations) {
+      const answering = router.match(operation.method, sample(operation.path))[0].map(([match]) => match.path);
+      expect(answering).toEqual([operation.path]);
+    }
+  });
+
+  it("mount only the operation a request needs, once, even for concurrent first requests", async () => {
     const app = createApp();
     expect((await get(app, "/v1/health")).status).toBe(200);
     expect(app.routes.some((r) => r.path === "/v1/health")).toBe(true);
     expect(app.routes.some((r) => r.path === ORDER_SEND)).toBe(false);
 
-    // Without a token: the app's own 401, after the orders group is mounted.
-    const answers = await Promise.all([1, 2, 3].map(() => get(app, "/financing/v1/applications/x/order/send")));
+    // Without a token: the app's own 401, after the send operation is mounted.
+    const send = (method: string) =>
+      app.request(`${BASE}/financing/v1/applications/x/order/send`, { method }, env, createExecutionContext());
+    const answers = await Promise.all(["PUT", "PUT", "PUT"].map(send));
     expect(answers.map((res) => res.status)).toEqual([401, 401, 401]);
-    // Each handler and validator of the route is one entry: as many as the group's router has, once.
-    const orders = await ROUTE_GROUPS.find((group) => group.name === "orders")!.load();
-    const once = orders.flatMap((router) => router.routes).filter((r) => r.path === ORDER_SEND).length;
+    // Each handler and validator of the operation is one entry: as many as its own router has, once.
+    const orders = (await ROUTE_GROUPS.find((group) => group.name === "orders")!.load()).filter(isOperation);
+    const sendRoute = orders.find((operation) => operation.path === ORDER_SEND)!;
+    const once = sendRoute.serve().routes.length;
     expect(once).toBeGreaterThan(0);
+    expect(app.routes.filter((r) => r.path === ORDER_SEND)).toHaveLength(once);
+    // The group's other operations wait for requests of their own; another method builds nothing.
+    expect(app.routes.some((r) => r.path === ORDER_DELIVER)).toBe(false);
+    expect((await send("GET")).status).toBe(401);
     expect(app.routes.filter((r) => r.path === ORDER_SEND)).toHaveLength(once);
   });
 

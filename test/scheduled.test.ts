@@ -1,9 +1,12 @@
 import { createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import worker from "../src/index";
+import { OVERDUE_AFTER_MS } from "../src/notifications/sweep";
+import { runScheduled } from "../src/scheduled";
 import { signIn } from "./support/api";
-import { countRows } from "./support/factories";
+import { countRows, createApplication } from "./support/factories";
+import { at, events, T0, useClock } from "./support/time";
 
 const HOUR = 3600_000;
 
@@ -37,5 +40,41 @@ describe("the Cron Trigger", () => {
 
     expect(await countRows("access_tokens", "partner_id = ? AND expires_at < ?", partner.id, at)).toBe(0);
     expect(await countRows("access_tokens", "partner_id = ?", partner.id)).toBe(4);
+  });
+});
+
+describe("a run of the scheduled work", () => {
+  useClock();
+
+  it("answers and logs what it did: deadlines applied, notifications woken, token records forgotten", async () => {
+    const { partner, token } = await signIn();
+    const created = await createApplication(token);
+    await tokenRecords(partner.id, 3, T0 + HOUR, "expiring");
+    // Past the customer's 72 hours: the application lapses, its first event (never delivered: the
+    // queue is held back) is overdue, and the three token records have expired.
+    const later = T0 + 73 * HOUR;
+    await at(later, partner);
+    const due = await countRows("applications", "next_due_at <= ?", later);
+    const overdue = await countRows("events", "status = 'PENDING' AND next_attempt_at <= ?", later - OVERDUE_AFTER_MS);
+    const expired = await countRows("access_tokens", "expires_at < ?", later);
+    expect([due, overdue, expired].every((n) => n > 0)).toBe(true);
+    const logged = vi.spyOn(console, "log");
+
+    const run = await runScheduled(env);
+
+    expect(run).toEqual({
+      deadlines: { applied: due, more: false },
+      notificationsWoken: overdue,
+      tokensForgotten: expired,
+    });
+    expect((await events(created.id)).at(-1)).toMatchObject({ stateReason: "CANCELLED_EXPIRED" });
+    const lines = logged.mock.calls.map(([line]) => JSON.parse(String(line)));
+    expect(lines).toContainEqual({ level: "info", message: "scheduled run", ...run });
+    // Nothing is left: a second run does nothing.
+    expect(await runScheduled(env)).toEqual({
+      deadlines: { applied: 0, more: false },
+      notificationsWoken: 0,
+      tokensForgotten: 0,
+    });
   });
 });

@@ -9,15 +9,16 @@ import { type ApplicationPageRow, applicationsPage } from "../db/applications";
 import { applications } from "../db/schema";
 import { APPLICATION_STATES, STATE_REASONS } from "../domain/application-state";
 import { FINANCING_TYPES } from "../domain/financing-terms";
+import { schema } from "../lazy-schema";
 import { type Collection, EQUALITY_OPERATORS, OPERATORS, type Parsed } from "./collection";
 import { columnFilter, enumFilter, instantFilter, integerValue, listMemberFilter, textValue } from "./filters";
 import { PageQuery } from "./query";
 
-const email = z.email();
+const email = schema(() => z.email());
 
 /** Stored lowercased at creation, so compared lowercased. */
 const emailValue = (value: string): Parsed<string> =>
-  email.safeParse(value).success
+  email().safeParse(value).success
     ? { ok: true, value: value.toLowerCase() }
     : { ok: false, message: "must be an e-mail address" };
 
@@ -54,17 +55,19 @@ export const applicationsCollection = {
 
 export const partnerScope = (partnerId: string) => eq(applications.partnerId, partnerId);
 
-export const ApplicationsQuery = PageQuery.extend({
-  sort: PageQuery.shape.sort.openapi({
-    description:
-      "Comma-separated attributes, `-` for descending: createdAt, updatedAt, state, type, orderNumber, totalPrice, id. Ties end in id order.",
-    example: "-createdAt",
+export const ApplicationsQuery = schema(() =>
+  PageQuery().extend({
+    sort: PageQuery().shape.sort.openapi({
+      description:
+        "Comma-separated attributes, `-` for descending: createdAt, updatedAt, state, type, orderNumber, totalPrice, id. Ties end in id order.",
+      example: "-createdAt",
+    }),
+    filter: PageQuery().shape.filter.openapi({
+      description:
+        "`<name>|<operator>|<values>` terms joined by `;` (AND), values by `,` (percent-encode a separator inside a value). " +
+        "eq, in: state, stateReason, type, variableSymbol (any of the order's symbols), customerEmail; " +
+        "lt, lteq, eq, gteq, gt, in: orderNumber, totalPrice (minor units), createdAt, updatedAt (ISO 8601 with offset, to the second).",
+      example: "state|in|READY,PROCESSING;createdAt|gteq|2026-11-01T00:00:00+01:00",
+    }),
   }),
-  filter: PageQuery.shape.filter.openapi({
-    description:
-      "`<name>|<operator>|<values>` terms joined by `;` (AND), values by `,` (percent-encode a separator inside a value). " +
-      "eq, in: state, stateReason, type, variableSymbol (any of the order's symbols), customerEmail; " +
-      "lt, lteq, eq, gteq, gt, in: orderNumber, totalPrice (minor units), createdAt, updatedAt (ISO 8601 with offset, to the second).",
-    example: "state|in|READY,PROCESSING;createdAt|gteq|2026-11-01T00:00:00+01:00",
-  }),
-});
+);

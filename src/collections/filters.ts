@@ -2,6 +2,7 @@
 import { z } from "@hono/zod-openapi";
 import { and, eq, gt, gte, inArray, lt, lte, or, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import { schema } from "../lazy-schema";
 import { EQUALITY_OPERATORS, type Filterable, OPERATORS, type Operator, type Parsed } from "./collection";
 
 const comparisons = { lt, lteq: lte, eq, gteq: gte, gt } as const;
@@ -35,7 +36,7 @@ export const textValue =
       ? { ok: true, value }
       : { ok: false, message: `must be 1 to ${maxLength} characters` };
 
-const isoDateTime = z.iso.datetime({ offset: true, local: false });
+const isoDateTime = schema(() => z.iso.datetime({ offset: true, local: false }));
 
 /**
  * A Unix-millisecond column compared as the partner sees it: date-times are printed without
@@ -51,7 +52,7 @@ export function instantFilter(column: SQLiteColumn): Filterable<number> {
   return {
     operators: OPERATORS,
     parse: (value) =>
-      isoDateTime.safeParse(value).success
+      isoDateTime().safeParse(value).success
         ? { ok: true, value: Date.parse(value) }
         : { ok: false, message: "must be an ISO 8601 date-time with offset, e.g. 2026-11-22T10:15:00+01:00" },
     where: (operator, [t, ...more]) => {

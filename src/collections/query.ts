@@ -1,6 +1,7 @@
 /** The query parameters of a list, read and checked against its collection. */
 import { z } from "@hono/zod-openapi";
 import { ok, type Problem, problem, type Result, refused } from "../domain/result";
+import { schema } from "../lazy-schema";
 import {
   type Collection,
   DEFAULT_LIMIT,
@@ -20,46 +21,50 @@ const once = () => z.string({ error: "must be given at most once" });
  * The query parameters of a list. A list describes its `sort` and `filter` names with
  * `PageQuery.shape.sort.openapi({ description })`; they are read from the raw query (`parsePageRequest`).
  */
-export const PageQuery = z.object({
-  limit: z.coerce
-    .number({ error: `must be an integer from 1 to ${MAX_LIMIT}` })
-    .int(`must be an integer from 1 to ${MAX_LIMIT}`)
-    .min(1, `must be an integer from 1 to ${MAX_LIMIT}`)
-    .max(MAX_LIMIT, `must be an integer from 1 to ${MAX_LIMIT}`)
-    .default(DEFAULT_LIMIT)
-    .openapi({ description: `Items per page, 1 to ${MAX_LIMIT}`, example: DEFAULT_LIMIT }),
-  after: once().min(1).max(64).optional().openapi({
-    description:
-      "Id of the last item of the page already read: answers the items after it. Must be an id this list served (else 400).",
-  }),
-  before: once().min(1).max(64).optional().openapi({
-    description:
-      "Id of the first item of the page already read: answers the items before it, in the same order. Not with `after`.",
-  }),
-  sort: once()
-    .optional()
-    .openapi({ description: "Comma-separated attributes, each ascending or, prefixed with `-`, descending" }),
-  filter: once().optional().openapi({
-    description: "`<name>|<operator>|<values>` terms joined by `;` (AND); values joined by `,`",
-  }),
-});
-
-export const PagingInfo = z
-  .object({
-    itemsPerPage: z.number().int().openapi({ example: DEFAULT_LIMIT }),
-    nextPage: z.string().optional().openapi({
-      description: "Path with the full query of the next page; present when more items follow",
-      example: "/financing/v1/applications?sort=-createdAt&limit=20&after=01JD3Z7Q9K4M2N8P5R6S7T8V9W",
+export const PageQuery = schema(() =>
+  z.object({
+    limit: z.coerce
+      .number({ error: `must be an integer from 1 to ${MAX_LIMIT}` })
+      .int(`must be an integer from 1 to ${MAX_LIMIT}`)
+      .min(1, `must be an integer from 1 to ${MAX_LIMIT}`)
+      .max(MAX_LIMIT, `must be an integer from 1 to ${MAX_LIMIT}`)
+      .default(DEFAULT_LIMIT)
+      .openapi({ description: `Items per page, 1 to ${MAX_LIMIT}`, example: DEFAULT_LIMIT }),
+    after: once().min(1).max(64).optional().openapi({
+      description:
+        "Id of the last item of the page already read: answers the items after it. Must be an id this list served (else 400).",
     }),
-    prevPage: z
-      .string()
+    before: once().min(1).max(64).optional().openapi({
+      description:
+        "Id of the first item of the page already read: answers the items before it, in the same order. Not with `after`.",
+    }),
+    sort: once()
       .optional()
-      .openapi({ description: "Path with the full query of the previous page; present when items precede" }),
-  })
-  .openapi("PagingInfo");
+      .openapi({ description: "Comma-separated attributes, each ascending or, prefixed with `-`, descending" }),
+    filter: once().optional().openapi({
+      description: "`<name>|<operator>|<values>` terms joined by `;` (AND); values joined by `,`",
+    }),
+  }),
+);
+
+export const PagingInfo = schema(() =>
+  z
+    .object({
+      itemsPerPage: z.number().int().openapi({ example: DEFAULT_LIMIT }),
+      nextPage: z.string().optional().openapi({
+        description: "Path with the full query of the next page; present when more items follow",
+        example: "/financing/v1/applications?sort=-createdAt&limit=20&after=01JD3Z7Q9K4M2N8P5R6S7T8V9W",
+      }),
+      prevPage: z
+        .string()
+        .optional()
+        .openapi({ description: "Path with the full query of the previous page; present when items precede" }),
+    })
+    .openapi("PagingInfo"),
+);
 
 export const pageOf = <T extends z.ZodType>(item: T, name: string) =>
-  z.object({ data: z.array(item), pagingInfo: PagingInfo }).openapi(name);
+  z.object({ data: z.array(item), pagingInfo: PagingInfo() }).openapi(name);
 
 /** `+` is a space in a form-encoded query (URLSearchParams writes spaces so). */
 const formDecode = (text: string) => decodeURIComponent(text.replace(/\+/g, " "));

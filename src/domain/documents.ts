@@ -107,3 +107,25 @@ export function acceptDocument(
   }
   return ok({ filename: filename!, mimeType: type.mimeType, content, size });
 }
+
+/**
+ * RFC 6266 with RFC 8187: an ASCII `filename` for old clients (other characters become `_`) and the
+ * exact name as UTF-8 in `filename*`, which every current browser and HTTP library prefers.
+ */
+function contentDisposition(filename: string): string {
+  const ascii = filename.replace(/[^\x20-\x7e]|["\\]/g, "_");
+  const encoded = encodeURIComponent(filename).replace(
+    /['()*]/g,
+    (ch) => `%${ch.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
+}
+
+/** The headers a kept document is downloaded with, by its owner (API and console alike): never cached. */
+export function downloadHeaders(document: { filename: string; mimeType: string }): Record<string, string> {
+  return {
+    "Content-Type": servedContentType(document.filename, document.mimeType),
+    "Content-Disposition": contentDisposition(document.filename),
+    "Cache-Control": "private, no-store",
+  };
+}

@@ -6,8 +6,8 @@ import { database } from "../db/client";
 import { outcomeOf, outcomeRedirect } from "../domain/customer-outcome";
 import { offerOf, offerToken } from "../domain/offer";
 import type { HonoEnv } from "../env";
+import { formatMoney } from "../format";
 import { errorPage } from "./errors";
-import { formatMoney } from "./format";
 import { GATEWAY_PATH, type GatewayOwner, gatewayOwner } from "./load";
 import { ApplicationPage, OutcomePage } from "./pages";
 

@@ -1,3 +1,4 @@
+import type { Context, Next } from "hono";
 import { createMiddleware } from "hono/factory";
 import { openSecret, sealSecret, sha256Hex } from "../auth/crypto";
 import { session } from "../auth/require-session";
@@ -50,10 +51,19 @@ export const idempotency = createMiddleware<HonoEnv>(async (c, next) => {
       { code: "INVALID_VALUE", message: "must be 1 to 255 characters", attribute: "Idempotency-Key" },
     ]);
   }
+  // The JSON body middleware has read the body as text.
+  return once(c, key, await (c.req.bodyCache as Record<string, Promise<string>>).text, next);
+});
+
+/**
+ * Runs `next` once per partner and key; the same key again with the same `body` answers the first
+ * answer (see above). The key is the header's, or the console's one-time token of a form: a double-click
+ * or a form posted twice then does the work once.
+ */
+export async function once(c: Context<HonoEnv>, key: string, body: string, next: Next): Promise<Response | undefined> {
   const { partnerId } = session(c);
   const pepper = c.var.config.AUTH_PEPPER;
   const target = `${c.req.method} ${new URL(c.req.url).pathname}`;
-  const body = await (c.req.bodyCache as Record<string, Promise<string>>).text;
   const requestHash = await sha256Hex(`${target}\n${body}`);
   const { database, claimKey, keyRow, releaseKey, storeAnswer, StorageQuotaExceeded, STORAGE_QUOTA_PROBLEM } =
     await keyStore();
@@ -107,7 +117,7 @@ export const idempotency = createMiddleware<HonoEnv>(async (c, next) => {
   await next();
   if (c.res.status >= 500) {
     await releaseKey(db, partnerId, key);
-    return;
+    return undefined;
   }
   const headers = Object.fromEntries(
     REPLAYED_HEADERS.flatMap((h) => (c.res.headers.has(h) ? [[h, c.res.headers.get(h)!]] : [])),
@@ -118,7 +128,8 @@ export const idempotency = createMiddleware<HonoEnv>(async (c, next) => {
     body: await sealSecret(answer, pepper, "idempotent-response"),
     headers,
   });
-});
+  return undefined;
+}
 
 /** Scheduled clean-up of keys older than 24 hours. */
 export async function forgetExpiredKeys(env: HonoEnv["Bindings"]): Promise<void> {

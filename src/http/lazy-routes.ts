@@ -4,6 +4,7 @@ import { RegExpRouter } from "hono/router/reg-exp-router";
 import { SmartRouter } from "hono/router/smart-router";
 import { TrieRouter } from "hono/router/trie-router";
 import type { HonoEnv } from "../env";
+import type { OpenApiRoute } from "./openapi";
 
 /**
  * Hono's default router (a SmartRouter: RegExpRouter, TrieRouter where it cannot), made again when
@@ -30,49 +31,69 @@ export class ExtensibleRouter<T> implements Router<T> {
   }
 }
 
-/** Routers that answer one part of the API's paths, loaded together. */
+/** Routes that answer one part of the API's paths, loaded together. */
 export interface RouteGroup {
   name: string;
   /** Matches every path (as the app's router sees it) that one of the group's routes may answer. */
   paths: RegExp;
-  load: () => Promise<readonly Hono<HonoEnv>[]>;
+  /** Routers, mounted whole when the group loads, and operations, each mounted on its first request. */
+  load: () => Promise<readonly (Hono<HonoEnv> | OpenApiRoute)[]>;
 }
 
 /**
- * Mounts each group on `app` on the first request to one of its paths, before the app routes that
- * request: building a group's routes (zod schemas, OpenAPI metadata, validators) is most of what the
- * Worker's startup would cost, so a cold isolate evaluates only the middleware chain, and a request
- * pays for its own group once. The request then runs through `app` itself, in one Hono context, as
- * if the group had been mounted at startup: middleware variables, errors and not-found are the app's.
+ * Mounts each group on `app` on the first request to one of its paths, and each operation of the group
+ * on the first request it answers, before the app routes that request: building an operation's router
+ * (its zod schemas and validators) is most of what the Worker's startup would cost, so a cold isolate
+ * evaluates only the middleware chain, and a request pays for its own operation once. The request
+ * then runs through `app` itself, in one Hono context, as if everything had been mounted at startup:
+ * middleware variables, errors and not-found are the app's.
  *
  * `app` must use a router that takes routes after it has matched (ExtensibleRouter; Hono's default
  * refuses them). A path no group claims is routed as it is: the app's not-found.
  */
 export function mountOnFirstUse(app: Hono<HonoEnv>, groups: readonly RouteGroup[]) {
-  const mounting = new Map<RouteGroup, Promise<void>>();
-  // Groups not yet mounted: once it is empty, a request costs nothing here (the hot path).
-  const unmounted = new Set(groups);
-  const mount = (group: RouteGroup) => {
-    let mounted = mounting.get(group);
-    if (!mounted) {
-      mounted = group.load().then((routers) => {
-        for (const routes of routers) app.route("/", routes);
-        unmounted.delete(group);
+  const loading = new Map<RouteGroup, Promise<void>>();
+  // Groups not yet loaded, and loaded operations not yet mounted: once both are empty, a request costs
+  // nothing here (the hot path).
+  const unloaded = new Set(groups);
+  const operations = new TrieRouter<OpenApiRoute>();
+  const unmounted = new Set<OpenApiRoute>();
+  const load = (group: RouteGroup) => {
+    let loaded = loading.get(group);
+    if (!loaded) {
+      loaded = group.load().then((entries) => {
+        for (const entry of entries) {
+          if (isOperation(entry)) {
+            operations.add(entry.method, entry.path, entry);
+            unmounted.add(entry);
+          } else app.route("/", entry);
+        }
+        unloaded.delete(group);
       });
       // A failed load is tried again by the next request rather than remembered.
-      mounted.catch(() => mounting.delete(group));
-      mounting.set(group, mounted);
+      loaded.catch(() => loading.delete(group));
+      loading.set(group, loaded);
     }
-    return mounted;
+    return loaded;
+  };
+  const mount = (method: string, path: string) => {
+    // Hono answers HEAD with the GET route.
+    for (const [operation] of operations.match(method === "HEAD" ? "GET" : method, path)[0]) {
+      if (!unmounted.delete(operation)) continue;
+      app.route("/", operation.serve());
+    }
   };
   const route = app.fetch;
   // `app.request` (the tests) goes through `app.fetch` too.
   app.fetch = async (request, env, executionCtx) => {
-    if (unmounted.size > 0) {
+    if (unloaded.size > 0 || unmounted.size > 0) {
       const path = app.getPath(request);
-      await Promise.all([...unmounted].filter((group) => group.paths.test(path)).map(mount));
+      await Promise.all([...unloaded].filter((group) => group.paths.test(path)).map(load));
+      if (unmounted.size > 0) mount(request.method, path);
     }
     return route(request, env, executionCtx);
   };
   return app;
 }
+
+const isOperation = (entry: Hono<HonoEnv> | OpenApiRoute): entry is OpenApiRoute => "serve" in entry;

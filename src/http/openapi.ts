@@ -1,6 +1,7 @@
-import { OpenAPIHono, z } from "@hono/zod-openapi";
+import { createRoute, OpenAPIHono, type RouteConfig, type RouteHandler, z } from "@hono/zod-openapi";
 import type { ConflictCode, InvalidCode, ProblemCode, RefusalCode } from "../domain/result";
 import type { HonoEnv } from "../env";
+import { schema } from "../lazy-schema";
 import { ApiError, type ErrorCode, MAX_LISTED_PROBLEMS, MORE_PROBLEMS, zodProblems } from "./errors";
 
 /**
@@ -14,6 +15,58 @@ export function router() {
       if (!result.success) throw ApiError.of(zodProblems(result.error, "data" in result ? result.data : undefined));
     },
   });
+}
+
+/**
+ * What `createRoute` takes, with the parts only some callers need given as functions: the request's
+ * schemas (built on the route's first request, then validating every request) and the responses
+ * (built only for the document).
+ */
+export type RouteDefinition = Omit<RouteConfig, "request" | "responses"> & {
+  request?: () => NonNullable<RouteConfig["request"]>;
+  responses: () => RouteConfig["responses"];
+};
+
+/** The `createRoute` config a definition stands for: what types the handler. */
+type Defined<D extends RouteDefinition> = Omit<D, "request" | "responses"> & {
+  request: D["request"] extends () => infer R ? (R extends NonNullable<RouteConfig["request"]> ? R : never) : undefined;
+  responses: D["responses"] extends () => infer R ? (R extends RouteConfig["responses"] ? R : never) : never;
+};
+
+/** A route of the API, mounted on its first request (src/http/lazy-routes.ts). */
+export interface OpenApiRoute {
+  /** The HTTP method, upper case, and the path as Hono routes it (`:param`). */
+  method: string;
+  path: string;
+  /** The route's router with its validators: what serves it. */
+  serve(): OpenAPIHono<HonoEnv>;
+  /** Registers the route with its responses: what documents it. */
+  document(registry: OpenAPIHono["openAPIRegistry"]): void;
+}
+
+/**
+ * The one way to define an operation: `createRoute`'s definition and the handler. Serving it builds
+ * the router `OpenAPIHono.openapi` would (its validators and media-type checks, our `defaultHook`);
+ * the document gets the same definition with its responses.
+ */
+export function openApiRoute<D extends RouteDefinition>(
+  definition: D,
+  handler: RouteHandler<Defined<D>, HonoEnv>,
+): OpenApiRoute {
+  const { request, responses, ...rest } = definition;
+  const config = (parts: Pick<RouteConfig, "responses">) =>
+    createRoute({ ...rest, ...(request ? { request: request() } : {}), ...parts });
+  return {
+    method: definition.method.toUpperCase(),
+    path: definition.path.replaceAll(/\/{(.+?)}/g, "/:$1"),
+    // Hidden: a served route needs no document entry, and has no responses to put in one.
+    serve: () => router().openapi({ ...config({ responses: {} }), hide: true }, handler as never),
+    document: (registry) => {
+      // As `OpenAPIHono.openapi` registers it: the route's middleware serves, it does not document.
+      const { middleware: _, ...documented } = config({ responses: responses() });
+      registry.registerPath(documented);
+    },
+  };
 }
 
 // ---- Headers ---------------------------------------------------------------------------------
@@ -79,24 +132,16 @@ export const headers = (names: readonly HeaderName[], always: readonly HeaderNam
 
 // ---- Bodies ----------------------------------------------------------------------------------
 
-const ErrorDetailSchema = z
-  .object({
-    code: z.string().openapi({ example: "INVALID_VALUE" }),
-    message: z.string(),
-    severity: z.literal("ERROR"),
-    attribute: z.string().optional().openapi({ example: "order.items[0].totalPrice.amount" }),
-  })
-  .openapi("ErrorDetail");
-
-/** The contract's error envelope (CONTRACT 2). */
-export const ErrorSchema = z
-  .object({
-    error: z.string().openapi({ example: "invalid_request" }),
-    error_description: z.string(),
-    requestId: z.string(),
-    errors: z.array(ErrorDetailSchema).optional(),
-  })
-  .openapi("Error");
+const ErrorDetailSchema = schema(() =>
+  z
+    .object({
+      code: z.string().openapi({ example: "INVALID_VALUE" }),
+      message: z.string(),
+      severity: z.literal("ERROR"),
+      attribute: z.string().optional().openapi({ example: "order.items[0].totalPrice.amount" }),
+    })
+    .openapi("ErrorDetail"),
+);
 
 /** The envelopes built so far, by their `error` and `errors[].code` values. */
 const errorBodies = new Map<string, ReturnType<typeof buildErrorBody>>();
@@ -124,7 +169,7 @@ function buildErrorBody(errors: readonly ErrorCode[], codes?: readonly ProblemCo
     ...(codes
       ? {
           errors: z
-            .array(ErrorDetailSchema.extend({ code: z.enum([codes[0]!, ...codes.slice(1), MORE_PROBLEMS]) }))
+            .array(ErrorDetailSchema().extend({ code: z.enum([codes[0]!, ...codes.slice(1), MORE_PROBLEMS]) }))
             .openapi({
               description: `At most ${MAX_LISTED_PROBLEMS} entries; when a request has more problems, the last entry (code ${MORE_PROBLEMS}) says how many are not listed`,
             }),
@@ -369,13 +414,15 @@ export const jsonBodyOf = <T extends z.ZodType>(schema: T, sample: unknown) => (
 });
 
 /** The `Idempotency-Key` request header of every POST and PUT under /financing/v1 (CONTRACT 1). */
-export const IdempotencyHeaders = z.object({
-  "Idempotency-Key": z.string().min(1).max(255).optional().openapi({
-    description:
-      "Makes the request safe to retry: the same key with the same request within 24 hours answers the first answer again (`Idempotent-Replayed: true`) without doing the work twice.",
-    example: "order-2026-000123-send-1",
+export const IdempotencyHeaders = schema(() =>
+  z.object({
+    "Idempotency-Key": z.string().min(1).max(255).optional().openapi({
+      description:
+        "Makes the request safe to retry: the same key with the same request within 24 hours answers the first answer again (`Idempotent-Replayed: true`) without doing the work twice.",
+      example: "order-2026-000123-send-1",
+    }),
   }),
-});
+);
 
 export const bearerSecurity = [{ bearerAuth: [] }];
 

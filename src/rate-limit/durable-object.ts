@@ -13,6 +13,15 @@ export interface SessionRecord {
   expiresAt: number;
 }
 
+/** A console sign-in (src/console/session.ts): whose it is, and when it ends. */
+export interface ConsoleSessionRecord {
+  partnerId: string;
+  /** It ends then unless it is used before: each use moves this on, never past `expiresAt`. */
+  idleUntil: number;
+  /** The absolute end, however busy the session. */
+  expiresAt: number;
+}
+
 /** The answer to a login attempt: counted (with a ticket that releases it on success) or refused. */
 export type AttemptVerdict = { allowed: true; ticket: number } | { allowed: false; retryAfter: number };
 
@@ -25,7 +34,8 @@ export interface HitResult extends Quota {
 
 /**
  * One object per rate-limited subject: an access token (named by the token's hash, never the token), a
- * client address, or a login user name or address. It counts requests in fixed windows and, for tokens,
+ * client address, or a login user name or address; and one per console session (named by the hash of
+ * its id), which holds that session only. It counts requests in fixed windows and, for tokens,
  * also holds the session written at login, so that authenticating and rate-limiting a request is a
  * single RPC and no D1 query. For logins it keeps each counted attempt with its expiry: a sliding window.
  *
@@ -44,6 +54,8 @@ export class RateLimiter extends DurableObject {
    */
   private session: SessionRecord | null = null;
   private bookmark: string | null = null;
+  /** Whether the console's table exists: only console objects have one (created by their sign-in). */
+  private consoleTable: boolean | undefined;
 
   constructor(ctx: DurableObjectState, env: unknown) {
     super(ctx, env as never);
@@ -185,7 +197,57 @@ export class RateLimiter extends DurableObject {
     this.session = null;
   }
 
-  /** Drops finished windows and an expired session; an object left with nothing deletes itself. */
+  /** A console sign-in: the object is named by the hash of a new session id, so it holds no other. */
+  openConsoleSession(session: ConsoleSessionRecord): void {
+    this.sql.exec(
+      `CREATE TABLE IF NOT EXISTS console_session (id INTEGER PRIMARY KEY CHECK (id = 1), partner_id TEXT NOT NULL,
+       idle_until INTEGER NOT NULL, expires_at INTEGER NOT NULL)`,
+    );
+    this.consoleTable = true;
+    this.sql.exec(
+      `INSERT INTO console_session (id, partner_id, idle_until, expires_at) VALUES (1, ?, ?, ?)
+       ON CONFLICT (id) DO UPDATE SET partner_id = excluded.partner_id, idle_until = excluded.idle_until,
+       expires_at = excluded.expires_at`,
+      session.partnerId,
+      session.idleUntil,
+      session.expiresAt,
+    );
+    this.scheduleCleanup(session.idleUntil);
+  }
+
+  /**
+   * The console session, if it has neither been idle past its end nor reached its absolute end; using it
+   * keeps it alive `idleMs` more. A session that ended is deleted here (its cookie may be sent again),
+   * and a made-up session id finds nothing and stores nothing.
+   */
+  useConsoleSession(now: number, idleMs: number): ConsoleSessionRecord | null {
+    if (!this.hasConsoleTable()) return null;
+    const row = this.sql
+      .exec<{ partner_id: string; idle_until: number; expires_at: number }>(
+        `SELECT partner_id, idle_until, expires_at FROM console_session`,
+      )
+      .toArray()[0];
+    if (!row) return null;
+    if (row.idle_until <= now || row.expires_at <= now) {
+      this.endConsoleSession();
+      return null;
+    }
+    const idleUntil = Math.min(now + idleMs, row.expires_at);
+    this.sql.exec(`UPDATE console_session SET idle_until = ?`, idleUntil);
+    return { partnerId: row.partner_id, idleUntil, expiresAt: row.expires_at };
+  }
+
+  endConsoleSession(): void {
+    if (this.hasConsoleTable()) this.sql.exec(`DELETE FROM console_session`);
+  }
+
+  private hasConsoleTable(): boolean {
+    this.consoleTable ??=
+      this.sql.exec(`SELECT 1 FROM sqlite_master WHERE name = 'console_session'`).toArray().length > 0;
+    return this.consoleTable;
+  }
+
+  /** Drops finished windows and ended sessions; an object left with nothing deletes itself. */
   override async alarm(): Promise<void> {
     this.ensureSchema();
     const now = Date.now();
@@ -193,15 +255,19 @@ export class RateLimiter extends DurableObject {
     this.sql.exec(`DELETE FROM session WHERE expires_at <= ?`, now);
     this.sql.exec(`DELETE FROM attempts WHERE expires_at <= ?`, now);
     if (this.session && this.session.expiresAt <= now) this.session = null;
+    // A console session's idle end is never past its absolute end, so it is the one that counts.
+    const consoleSessions = this.hasConsoleTable();
+    if (consoleSessions) this.sql.exec(`DELETE FROM console_session WHERE idle_until <= ?`, now);
     const next = this.sql
       .exec<{ at: number | null }>(
         `SELECT MIN(at) AS at FROM (SELECT end AS at FROM windows UNION ALL SELECT expires_at FROM session
-         UNION ALL SELECT expires_at FROM attempts)`,
+         UNION ALL SELECT expires_at FROM attempts${consoleSessions ? " UNION ALL SELECT idle_until FROM console_session" : ""})`,
       )
       .one().at;
     if (next === null) {
       await this.ctx.storage.deleteAll();
       this.schemaReady = false;
+      this.consoleTable = undefined;
       this.session = null;
       this.bookmark = null;
     } else await this.ctx.storage.setAlarm(next);

@@ -1,10 +1,10 @@
 /**
  * `npm run test:e2e`: the customer's path through a real browser against `wrangler dev`.
  *
- * A throwaway database (its own --persist-to directory, never the developer's .wrangler state) gets
- * the migrations and one partner; a local HTTP receiver plays the shop (its approved/rejected pages and
- * its notification endpoint). Each scenario creates an application through the API, opens the gateway
- * in Chromium, clicks through it, and checks where the customer lands and what the shop is told.
+ * The stack of test/e2e/harness.ts with one partner: a throwaway database, a local HTTP receiver
+ * playing the shop (its approved/rejected pages and its notification endpoint). Each scenario creates
+ * an application through the API, opens the gateway in Chromium, clicks through it, and checks where
+ * the customer lands and what the shop is told.
  *
  * Three more scenarios cover what only a real service shows: the typed client of examples/ runs its
  * whole flow against it, the reference page at /docs renders every operation with all requests
@@ -15,232 +15,26 @@
  * `N passed, M failed`, exits non-zero on any failure, and always stops wrangler and the browser.
  */
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { type Browser, chromium } from "playwright-core";
+import { createHmac, timingSafeEqual } from "node:crypto";
 import { Webhook } from "standardwebhooks";
 import { partnerFlow } from "../../examples/client-flow";
-import { type Credentials, LOCAL_DEV_VARS, partnerSql, wrangler } from "../../scripts/lib";
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const STARTUP_TIMEOUT_MS = 90_000;
-const NOTIFICATION_TIMEOUT_MS = 30_000;
-
-// ---------------------------------------------------------------------------------------------------
-// The shop: serves the pages the customer is sent back to and records the notifications it receives.
-
-interface Received {
-  method: string;
-  url: URL;
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
-class Shop {
-  private constructor(
-    private readonly server: Server,
-    readonly origin: string,
-    readonly requests: Received[],
-  ) {}
-
-  static async start(): Promise<Shop> {
-    const requests: Received[] = [];
-    const server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on("data", (chunk: Buffer) => chunks.push(chunk));
-      req.on("end", () => {
-        const url = new URL(req.url ?? "/", "http://127.0.0.1");
-        requests.push({ method: req.method ?? "", url, headers: req.headers, body: Buffer.concat(chunks).toString() });
-        if (req.method === "POST" && url.pathname === "/notifications") {
-          res.writeHead(204).end();
-        } else if (req.method === "GET" && (url.pathname === "/approved" || url.pathname === "/rejected")) {
-          res.writeHead(200, { "Content-Type": "text/html; charset=utf-8" });
-          res.end(`<!doctype html><title>Shop</title><h1 id="shop">${url.pathname.slice(1)}</h1>`);
-        } else {
-          res.writeHead(404).end();
-        }
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    return new Shop(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests);
-  }
-
-  notifications(applicationId: string): Received[] {
-    return this.requests.filter((r) => r.method === "POST" && JSON.parse(r.body || "{}").id === applicationId);
-  }
-
-  close(): Promise<void> {
-    this.server.closeAllConnections();
-    return new Promise((resolve) => this.server.close(() => resolve()));
-  }
-}
-
-// ---------------------------------------------------------------------------------------------------
-// The service: wrangler dev on a free port with a throwaway database.
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-class Service {
-  private output = "";
-  private constructor(
-    private readonly child: ChildProcess,
-    readonly origin: string,
-  ) {
-    child.stdout?.on("data", (chunk: Buffer) => this.record(chunk));
-    child.stderr?.on("data", (chunk: Buffer) => this.record(chunk));
-  }
-
-  static async start(persistTo: string, pepper: string): Promise<Service> {
-    const [port, inspectorPort] = [await freePort(), await freePort()];
-    const child = spawn(
-      "npx",
-      [
-        "wrangler",
-        "dev",
-        ...["--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspectorPort)],
-        ...["--persist-to", persistTo],
-        ...["--var", "REQUIRE_HTTPS:false", "--var", `AUTH_PEPPER:${pepper}`, ...LOCAL_DEV_VARS],
-        "--show-interactive-dev-session=false",
-      ],
-      {
-        // Its own process group, so that stopping it also stops workerd and the bundler it started.
-        detached: true,
-        stdio: ["ignore", "pipe", "pipe"],
-        env: { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false" },
-      },
-    );
-    const service = new Service(child, `http://127.0.0.1:${port}`);
-    await service.waitUntilHealthy();
-    return service;
-  }
-
-  private record(chunk: Buffer) {
-    // Keep the tail only: it is printed when something fails.
-    this.output = (this.output + chunk.toString()).slice(-20_000);
-  }
-
-  get log(): string {
-    return this.output;
-  }
-
-  private async waitUntilHealthy() {
-    const deadline = Date.now() + STARTUP_TIMEOUT_MS;
-    while (Date.now() < deadline) {
-      if (this.child.exitCode !== null) throw new Error(`wrangler dev exited with ${this.child.exitCode}`);
-      try {
-        if ((await fetch(`${this.origin}/v1/health`)).status === 200) return;
-      } catch {
-        // Not listening yet.
-      }
-      await sleep(500);
-    }
-    throw new Error(`wrangler dev did not become healthy within ${STARTUP_TIMEOUT_MS / 1000} s`);
-  }
-
-  async stop(): Promise<void> {
-    const { child } = this;
-    if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
-    const exited = new Promise((resolve) => child.once("exit", resolve));
-    const signalGroup = (signal: NodeJS.Signals) => {
-      try {
-        process.kill(-child.pid!, signal);
-      } catch {
-        // Already gone.
-      }
-    };
-    signalGroup("SIGTERM");
-    const timer = setTimeout(() => signalGroup("SIGKILL"), 10_000);
-    await exited;
-    clearTimeout(timer);
-  }
-
-  async call(method: string, route: string, body?: unknown, token?: string): Promise<Record<string, unknown>> {
-    const res = await fetch(`${this.origin}${route}`, {
-      method,
-      headers: {
-        ...(body === undefined ? {} : { "Content-Type": "application/json" }),
-        ...(token ? { Authorization: `Bearer ${token}` } : {}),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    assert.ok(res.ok, `${method} ${route} answered ${res.status}: ${text}`);
-    return JSON.parse(text) as Record<string, unknown>;
-  }
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function eventually<T>(what: string, timeoutMs: number, probe: () => T | undefined): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = probe();
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}`);
-    await sleep(250);
-  }
-}
+import type { Credentials } from "../../scripts/lib";
+import {
+  applicationBody,
+  eventually,
+  NOTIFICATION_TIMEOUT_MS,
+  newCredentials,
+  type Received,
+  runScenarios,
+  type Stack,
+} from "./harness";
 
 // ---------------------------------------------------------------------------------------------------
 // The scenarios.
 
-interface World {
-  service: Service;
-  shop: Shop;
-  /** Chromium, launched by the first scenario that needs it: the others run without one. */
-  browser: () => Promise<Browser>;
+interface World extends Stack {
   token: string;
   credentials: Credentials;
-}
-
-function applicationBody(shop: Shop, type: string, orderNumber: string) {
-  const czk = (amount: number) => ({ amount, currency: "CZK" });
-  return {
-    type,
-    // The customer has to agree on the page.
-    agreementTermsAndConditions: false,
-    customer: { fullName: "Jana Nováková", email: "jana.novakova@example.com", phone: "+420777123456" },
-    order: {
-      number: orderNumber,
-      totalPrice: czk(100100),
-      totalVat: [{ vatRate: 21, amount: 17373, currency: "CZK" }],
-      items: [
-        {
-          code: "KB-01",
-          name: "Mechanical keyboard",
-          type: "PHYSICAL",
-          quantity: 1,
-          totalPrice: czk(90100),
-          totalVat: { vatRate: 21, amount: 15637, currency: "CZK" },
-        },
-        {
-          code: "SHIP",
-          name: "Delivery",
-          type: "SHIPPING_FEE",
-          quantity: 1,
-          totalPrice: czk(10000),
-          totalVat: { vatRate: 21, amount: 1736, currency: "CZK" },
-        },
-      ],
-      variableSymbols: [],
-    },
-    merchantUrls: {
-      approvedRedirect: `${shop.origin}/approved?order=${orderNumber}`,
-      rejectedRedirect: `${shop.origin}/rejected?order=${orderNumber}`,
-      notificationEndpoint: `${shop.origin}/notifications`,
-    },
-  };
 }
 
 /** Standard Webhooks, as a partner verifies it: with the reference library and the signing secret. */
@@ -278,7 +72,7 @@ async function confirmsPayInThree(world: World): Promise<void> {
   const id = app.id as string;
   assert.equal(app.state, "PROCESSING");
 
-  const page = await (await browser()).newPage();
+  const page = await browser.newPage();
   try {
     await page.goto(app.gatewayRedirectUrl as string);
     const text = (await page.locator("main").innerText()).replace(/[\u00a0\u202f]/g, " ");
@@ -344,7 +138,7 @@ async function cancelsDeferredPayment(world: World): Promise<void> {
   );
   const id = app.id as string;
 
-  const page = await (await browser()).newPage();
+  const page = await browser.newPage();
   try {
     await page.goto(app.gatewayRedirectUrl as string);
     const text = (await page.locator("main").innerText()).replace(/[\u00a0\u202f]/g, " ");
@@ -392,7 +186,7 @@ async function referencePage(world: World): Promise<void> {
   );
   assert.ok(summaries.length >= 20, `the document has ${summaries.length} summarised operations`);
 
-  const page = await (await browser()).newPage({ viewport: { width: 1440, height: 900 } });
+  const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
   const elsewhere: string[] = [];
   // Anything but the service itself (a CDN, fonts, telemetry) is refused and remembered.
   await page.route(
@@ -421,7 +215,7 @@ async function referencePage(world: World): Promise<void> {
 /**
  * The Worker answers 413 before reading such a body; wrangler dev's proxy lost that answer now and then
  * (an empty body, a 503 "Your worker restarted mid-request", a reset) until the local Worker was told
- * to read what it refuses (LOCAL_DEV_VARS in scripts/lib.ts). Ten tries, each answer recorded.
+ * to read what it refuses (LOCAL_DEV_VARS in scripts/lib.ts, given by test/e2e/harness.ts). Ten tries, each answer recorded.
  */
 async function refusesOversizedBody(world: World): Promise<void> {
   const oneByteOver10MiB = "x".repeat(10 * 1024 * 1024 + 1);
@@ -455,70 +249,18 @@ const SCENARIOS: [string, (world: World) => Promise<void>][] = [
   ["a create body of 10 MiB + 1 byte answers 413 request_too_large, ten times out of ten", refusesOversizedBody],
 ];
 
-// ---------------------------------------------------------------------------------------------------
+const credentials = newCredentials("e2e-shop");
 
-async function main(): Promise<number> {
-  const persistTo = mkdtempSync(path.join(tmpdir(), "financing-e2e-"));
-  const pepper = randomBytes(32).toString("hex");
-  const credentials: Credentials = {
-    username: "e2e-shop",
-    password: randomBytes(18).toString("base64url"),
-    apiKey: randomBytes(32).toString("base64url"),
-    signingSecret: `whsec_${randomBytes(32).toString("base64")}`,
-  };
-  let service: Service | undefined;
-  let shop: Shop | undefined;
-  let launched: Promise<Browser> | undefined;
-  const browser = () =>
-    (launched ??= chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
-    }));
-  let passed = 0;
-  let failed = 0;
-  try {
-    wrangler(["d1", "migrations", "apply", "DB", "--local", "--persist-to", persistTo], { quiet: true });
-    const sql = await partnerSql(credentials, pepper, false);
-    wrangler(["d1", "execute", "DB", "--local", "--persist-to", persistTo, "--command", sql], { quiet: true });
-    shop = await Shop.start();
-    service = await Service.start(persistTo, pepper);
-    const login = await service.call("POST", "/authentication/v1/partner", {
-      username: credentials.username,
-      password: credentials.password,
-    });
-    const world: World = { service, shop, browser, token: login.accessToken as string, credentials };
-
-    for (const [name, scenario] of SCENARIOS) {
-      try {
-        await scenario(world);
-        passed++;
-        console.log(`✓ ${name}`);
-      } catch (error) {
-        failed++;
-        console.log(`✗ ${name}\n  ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-      }
-    }
-  } catch (error) {
-    failed = SCENARIOS.length - passed;
-    console.log(`✗ set-up failed\n  ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-  } finally {
-    if (failed > 0 && service) console.log(`--- wrangler dev output (tail) ---\n${service.log.slice(-6000)}`);
-    await launched?.then((b) => b.close()).catch(() => undefined);
-    await service?.stop();
-    await shop?.close();
-    rmSync(persistTo, { recursive: true, force: true });
-  }
-  console.log(`${passed} passed, ${failed} failed`);
-  return failed === 0 ? 0 : 1;
-}
-
-process.exit(await main());
+process.exit(
+  await runScenarios(
+    [credentials],
+    async (stack) => {
+      const login = await stack.service.call("POST", "/authentication/v1/partner", {
+        username: credentials.username,
+        password: credentials.password,
+      });
+      return { ...stack, token: login.accessToken as string, credentials };
+    },
+    SCENARIOS,
+  ),
+);

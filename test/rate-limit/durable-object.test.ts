@@ -66,3 +66,51 @@ describe("the token's object", () => {
     expect((await call("GET", UNKNOWN_APPLICATION, { token })).status).toBe(401);
   });
 });
+
+describe("a console session's object", () => {
+  const consoleObject = async (id: string) =>
+    env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(`console-session:${await sha256Hex(id)}`));
+  const MINUTE = 60_000;
+  const session = { partnerId: "P1", idleUntil: T0.getTime() + 30 * MINUTE, expiresAt: T0.getTime() + 480 * MINUTE };
+
+  it("stores nothing for a made-up session id", async () => {
+    const stub = await consoleObject("made-up-session-id");
+    expect(await stub.useConsoleSession(T0.getTime(), 30 * MINUTE)).toBeNull();
+    await stub.endConsoleSession();
+    const tables = await runInDurableObject(stub, (_, s) =>
+      s.storage.sql
+        .exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_cf\\_%' ESCAPE '\\'")
+        .toArray(),
+    );
+    expect(tables).toEqual([]);
+  });
+
+  it("moves its idle end with each use, never past its absolute end", async () => {
+    const stub = await consoleObject("session-a");
+    await stub.openConsoleSession(session);
+    expect(await stub.useConsoleSession(T0.getTime() + 20 * MINUTE, 30 * MINUTE)).toEqual({
+      ...session,
+      idleUntil: T0.getTime() + 50 * MINUTE,
+    });
+    expect(await stub.useConsoleSession(T0.getTime() + 470 * MINUTE, 30 * MINUTE)).toBeNull();
+  });
+
+  it("is cleaned by its alarm once idle past its end, and the object deletes itself", async () => {
+    const stub = await consoleObject("session-b");
+    await stub.openConsoleSession(session);
+    vi.setSystemTime(new Date(session.idleUntil));
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    expect(await runInDurableObject(stub, (_, s) => s.storage.getAlarm())).toBeNull();
+    expect(await stub.useConsoleSession(T0.getTime(), 30 * MINUTE)).toBeNull();
+  });
+
+  it("keeps a session used since its alarm was set, and sets the alarm again for its new idle end", async () => {
+    const stub = await consoleObject("session-c");
+    await stub.openConsoleSession(session);
+    await stub.useConsoleSession(T0.getTime() + 25 * MINUTE, 30 * MINUTE);
+    vi.setSystemTime(new Date(session.idleUntil));
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    expect(await runInDurableObject(stub, (_, s) => s.storage.getAlarm())).toBe(T0.getTime() + 55 * MINUTE);
+    expect(await stub.useConsoleSession(T0.getTime() + 40 * MINUTE, 30 * MINUTE)).toMatchObject({ partnerId: "P1" });
+  });
+});

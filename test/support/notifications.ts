@@ -111,3 +111,20 @@ export interface NotificationView {
   state: string;
   attempts: { httpStatus?: number; error?: string }[];
 }
+
+/** Replaces the queue (nothing is delivered): answers the ids of the events it was asked to wake so far. */
+export function queuedEventIds() {
+  const calls = vi.spyOn(env.NOTIFICATIONS, "sendBatch").mockResolvedValue(undefined as never);
+  return () => calls.mock.calls.flatMap((c) => [...c[0]].map((m) => (m.body as { eventId: string }).eventId));
+}
+
+/** A new application of the partner whose first event occurred at `occurredAt` and was given up on. */
+export async function failedEvent(token: string, occurredAt: number) {
+  const app = await createApplication(token);
+  const row = await env.DB.prepare(
+    "UPDATE events SET status = 'FAILED', failed_attempts = 13, next_attempt_at = NULL, occurred_at = ?, failure_reason = '72 hours without a 2xx' WHERE application_id = ? RETURNING id",
+  )
+    .bind(occurredAt, app.id)
+    .first<{ id: string }>();
+  return { applicationId: app.id, eventId: row!.id };
+}

@@ -1,4 +1,3 @@
-import { createRoute } from "@hono/zod-openapi";
 import { planCancellation } from "../../domain/application-operations";
 import { changeOrRefuse } from "../../http/application-change";
 import {
@@ -6,8 +5,9 @@ import {
   failures,
   IdempotencyHeaders,
   jsonBodyOf,
+  openApiRoute,
   type Refusals,
-  router,
+  type RouteDefinition,
   withRefusals,
   writeContent,
 } from "../../http/openapi";
@@ -22,7 +22,7 @@ const REFUSALS = {
   REFUND_LIMIT_EXCEEDED: "something was refunded",
 } satisfies Refusals;
 
-const route = createRoute({
+const route = {
   operationId: "cancelApplication",
   method: "put",
   path: "/financing/v1/applications/{applicationId}/cancel",
@@ -33,23 +33,23 @@ const route = createRoute({
     REFUSALS,
   ),
   security: bearerSecurity,
-  request: {
-    params: ApplicationIdParam,
-    headers: IdempotencyHeaders,
-    body: jsonBodyOf(CancelApplicationRequest, examples.cancelApplicationRequest),
-  },
-  responses: {
-    200: writeContent(Application, "The cancelled application", examples.cancelledApplication),
+  request: () => ({
+    params: ApplicationIdParam(),
+    headers: IdempotencyHeaders(),
+    body: jsonBodyOf(CancelApplicationRequest(), examples.cancelApplicationRequest),
+  }),
+  responses: () => ({
+    200: writeContent(Application(), "The cancelled application", examples.cancelledApplication),
     ...failures({
       body: true,
       idempotent: true,
       guarded: true,
       refusals: REFUSALS,
     }),
-  },
-});
+  }),
+} satisfies RouteDefinition;
 
-export const cancelApplication = router().openapi(route, async (c) => {
+export const cancelApplication = openApiRoute(route, async (c) => {
   const request = c.req.valid("json");
   const { aggregate } = await changeOrRefuse(c, c.req.valid("param").applicationId, (current, ctx) =>
     planCancellation(current, request, ctx),

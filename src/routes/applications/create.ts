@@ -1,4 +1,3 @@
-import { createRoute } from "@hono/zod-openapi";
 import { CONCURRENT_MODIFICATION } from "../../applications/change-application";
 import { sha256Hex } from "../../auth/crypto";
 import { session } from "../../auth/require-session";
@@ -12,14 +11,22 @@ import { planCreate } from "../../domain/application-operations";
 import { duplicateKey } from "../../domain/duplicates";
 import { ORDER_CONSISTENCY_CODES } from "../../domain/money";
 import { ApiError, orRefuse } from "../../http/errors";
-import { bearerSecurity, failures, IdempotencyHeaders, jsonBodyOf, router, writeContent } from "../../http/openapi";
+import {
+  bearerSecurity,
+  failures,
+  IdempotencyHeaders,
+  jsonBodyOf,
+  openApiRoute,
+  type RouteDefinition,
+  writeContent,
+} from "../../http/openapi";
 import { newId } from "../../ids";
 import { publish } from "../../notifications/outbox";
 import examples from "../examples.json";
 import { presentApplication, presentContext } from "./present";
 import { Application, CreateApplicationRequest } from "./schema";
 
-const route = createRoute({
+const route = {
   operationId: "createApplication",
   method: "post",
   path: "/financing/v1/applications",
@@ -28,14 +35,14 @@ const route = createRoute({
   description:
     "Creates the application in state PROCESSING / PROCESSING_REDIRECT_NEEDED and answers 201 with it, a `Location` header and `gatewayRedirectUrl`, where the customer is to be sent. A request matching one of the last 20 minutes on type, total amount and currency, order number and variable symbols (in order) answers 200 with that earlier application and creates nothing. Amounts must add up: see the 400 codes CURRENCY_MISMATCH, TOTAL_PRICE_MISMATCH, UNIT_PRICE_MISMATCH, VAT_MISMATCH, NEGATIVE_AMOUNT, NON_POSITIVE_TOTAL.",
   security: bearerSecurity,
-  request: {
-    headers: IdempotencyHeaders,
-    body: jsonBodyOf(CreateApplicationRequest, examples.createApplicationRequest),
-  },
-  responses: {
-    201: writeContent(Application, "Application created", examples.createdApplication, ["Location"]),
+  request: () => ({
+    headers: IdempotencyHeaders(),
+    body: jsonBodyOf(CreateApplicationRequest(), examples.createApplicationRequest),
+  }),
+  responses: () => ({
+    201: writeContent(Application(), "Application created", examples.createdApplication, ["Location"]),
     200: writeContent(
-      Application,
+      Application(),
       "Duplicate of an application created less than 20 minutes ago",
       examples.createdApplication,
     ),
@@ -45,15 +52,15 @@ const route = createRoute({
       lookup: false,
       invalid: [...ORDER_CONSISTENCY_CODES],
     }),
-  },
-});
+  }),
+} satisfies RouteDefinition;
 
 /**
  * Creates the application with its lines and first event in one batch, or answers the duplicate
  * (spec rule 1) that the write path found: the rules are the domain's (planCreate), the duplicate check
  * the database's (src/db/application-write.ts).
  */
-export const createApplication = router().openapi(route, async (c) => {
+export const createApplication = openApiRoute(route, async (c) => {
   const input = c.req.valid("json");
   const { partnerId } = session(c);
   const cfg = c.var.config;

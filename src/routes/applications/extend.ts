@@ -1,12 +1,12 @@
-import { createRoute } from "@hono/zod-openapi";
 import { planExtend } from "../../domain/application-operations";
 import { changeOrRefuse } from "../../http/application-change";
 import {
   bearerSecurity,
   failures,
   IdempotencyHeaders,
+  openApiRoute,
   type Refusals,
-  router,
+  type RouteDefinition,
   withRefusals,
   writeContent,
 } from "../../http/openapi";
@@ -23,7 +23,7 @@ const REFUSALS = {
   EXTENSION_LIMIT_REACHED: "the authorization already runs until AUTHORIZATION_MAX_DAYS after approval",
 } satisfies Refusals;
 
-const route = createRoute({
+const route = {
   operationId: "extendAuthorization",
   method: "put",
   path: "/financing/v1/applications/{applicationId}/authorization/extend",
@@ -34,14 +34,14 @@ const route = createRoute({
     REFUSALS,
   ),
   security: bearerSecurity,
-  request: { params: ApplicationIdParam, headers: IdempotencyHeaders },
-  responses: {
-    200: writeContent(Application, "The application with its new `expiresAt`", examples.extendedApplication),
+  request: () => ({ params: ApplicationIdParam(), headers: IdempotencyHeaders() }),
+  responses: () => ({
+    200: writeContent(Application(), "The application with its new `expiresAt`", examples.extendedApplication),
     ...failures({ body: true, idempotent: true, guarded: true, refusals: REFUSALS }),
-  },
-});
+  }),
+} satisfies RouteDefinition;
 
-export const extendAuthorization = router().openapi(route, async (c) => {
+export const extendAuthorization = openApiRoute(route, async (c) => {
   const { aggregate } = await changeOrRefuse(c, c.req.valid("param").applicationId, planExtend);
   return c.json(await presentApplication(aggregate, presentContext(c)), 200);
 });

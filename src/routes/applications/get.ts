@@ -1,14 +1,13 @@
-import { createRoute } from "@hono/zod-openapi";
 import { session } from "../../auth/require-session";
 import { loadPresented } from "../../db/applications";
 import { database } from "../../db/client";
 import { ApiError } from "../../http/errors";
-import { bearerSecurity, failures, jsonContent, router } from "../../http/openapi";
+import { bearerSecurity, failures, jsonContent, openApiRoute, type RouteDefinition } from "../../http/openapi";
 import examples from "../examples.json";
 import { presentApplication, presentContext } from "./present";
 import { Application, ApplicationIdParam } from "./schema";
 
-const route = createRoute({
+const route = {
   operationId: "getApplication",
   method: "get",
   path: "/financing/v1/applications/{applicationId}",
@@ -17,11 +16,11 @@ const route = createRoute({
   description:
     "The application with its state, state reason, customer, and order: lines with their states, the financed total, `refundedPrice` and `refundablePrice`, and documents.",
   security: bearerSecurity,
-  request: { params: ApplicationIdParam },
-  responses: { 200: jsonContent(Application, "The application", examples.application), ...failures() },
-});
+  request: () => ({ params: ApplicationIdParam() }),
+  responses: () => ({ 200: jsonContent(Application(), "The application", examples.application), ...failures() }),
+} satisfies RouteDefinition;
 
-export const getApplication = router().openapi(route, async (c) => {
+export const getApplication = openApiRoute(route, async (c) => {
   const aggregate = await loadPresented(database(c.env), session(c).partnerId, c.req.valid("param").applicationId);
   if (!aggregate) throw ApiError.notFound("application");
   return c.json(await presentApplication(aggregate, presentContext(c)), 200);

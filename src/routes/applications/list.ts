@@ -1,4 +1,3 @@
-import { createRoute } from "@hono/zod-openapi";
 import { session } from "../../auth/require-session";
 import { ApplicationsQuery, applicationsCollection, partnerScope } from "../../collections/applications";
 import { keysetPage } from "../../collections/keyset";
@@ -7,12 +6,12 @@ import { pageOf, parsePageRequest } from "../../collections/query";
 import { aggregateOf } from "../../db/applications";
 import { database } from "../../db/client";
 import { orRefuse } from "../../http/errors";
-import { bearerSecurity, failures, jsonContent, router } from "../../http/openapi";
+import { bearerSecurity, failures, jsonContent, openApiRoute, type RouteDefinition } from "../../http/openapi";
 import examples from "../examples.json";
 import { presentApplication, presentContext } from "./present";
 import { Application } from "./schema";
 
-const route = createRoute({
+const route = {
   operationId: "listApplications",
   method: "get",
   path: "/financing/v1/applications",
@@ -21,14 +20,14 @@ const route = createRoute({
   description:
     "The partner's applications, presented as by GET one, a page at a time: cursor paging with `after`/`before` (ids), `sort`, `filter`. `pagingInfo.nextPage`/`prevPage` are ready-made requests for the neighbouring pages.",
   security: bearerSecurity,
-  request: { query: ApplicationsQuery },
-  responses: {
-    200: jsonContent(pageOf(Application, "ApplicationPage"), "A page of applications", examples.applicationPage),
+  request: () => ({ query: ApplicationsQuery() }),
+  responses: () => ({
+    200: jsonContent(pageOf(Application(), "ApplicationPage"), "A page of applications", examples.applicationPage),
     ...failures({ lookup: false }),
-  },
-});
+  }),
+} satisfies RouteDefinition;
 
-export const listApplications = router().openapi(route, async (c) => {
+export const listApplications = openApiRoute(route, async (c) => {
   const request = orRefuse(parsePageRequest(applicationsCollection, c.req.url, c.req.valid("query")));
   const db = database(c.env);
   const page = orRefuse(await keysetPage(db, applicationsCollection, partnerScope(session(c).partnerId), request));

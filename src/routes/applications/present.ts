@@ -2,7 +2,7 @@
  * Rows → the partner's view. Totals, VAT per rate and the order state are derived from the lines here,
  * never stored twice. Absent optional values are omitted, not null.
  */
-import type { z } from "@hono/zod-openapi";
+
 import type { Context } from "hono";
 import { gatewayUrl } from "../../auth/gateway-token";
 import { formatDateTime } from "../../clock";
@@ -11,6 +11,7 @@ import { deriveOrderState } from "../../domain/application-state";
 import { ledgerOf, refundableAmount } from "../../domain/ledger";
 import type { Line } from "../../domain/order-lines";
 import type { HonoEnv } from "../../env";
+import type { Infer } from "../../lazy-schema";
 import type { Application, CustomerInput, OrderWithApplication } from "./schema";
 
 export interface PresentContext {
@@ -19,8 +20,8 @@ export interface PresentContext {
   pepper: string;
 }
 
-type ApplicationView = z.infer<typeof Application>;
-type OrderView = z.infer<typeof OrderWithApplication>;
+type ApplicationView = Infer<typeof Application>;
+type OrderView = Infer<typeof OrderWithApplication>;
 
 const money = (amount: number, currency: string) => ({ amount, currency });
 

@@ -7,6 +7,7 @@ import { APPLICATION_STATES, CANCEL_REASONS, LINE_STATES, STATE_REASONS } from "
 import { DOCUMENT_TYPES } from "../../domain/documents";
 import { FINANCING_TYPES } from "../../domain/financing-terms";
 import { listOf, withDefault } from "../../http/openapi";
+import { type Infer, schema } from "../../lazy-schema";
 
 export const ITEM_TYPES = [
   "PHYSICAL",
@@ -37,245 +38,293 @@ const COUNTRIES = new Set(
 
 /** Amounts beyond ±10^12 minor units are refused so that sums stay exact far inside 2^53. */
 const MAX_AMOUNT = 1_000_000_000_000;
-const amount = z.number().int("must be an integer").min(-MAX_AMOUNT).max(MAX_AMOUNT);
-const currency = z.string().regex(/^[A-Z]{3}$/, "must be an ISO 4217 code of three capital letters");
+const amount = schema(() => z.number().int("must be an integer").min(-MAX_AMOUNT).max(MAX_AMOUNT));
+const currency = schema(() => z.string().regex(/^[A-Z]{3}$/, "must be an ISO 4217 code of three capital letters"));
 const text = (max: number) => z.string().trim().min(1, "must not be empty").max(max);
 
 /** A payment reference: digits only, so no separator can be ambiguous in the stored list or a filter. */
-export const VariableSymbol = z.string().regex(/^[0-9]{1,10}$/, "must be 1 to 10 digits");
+export const VariableSymbol = schema(() => z.string().regex(/^[0-9]{1,10}$/, "must be 1 to 10 digits"));
 
-export const Money = z
-  .object({ amount: amount.openapi({ example: 12590 }), currency: currency.openapi({ example: "CZK" }) })
-  .openapi("Money", { description: "Integer amount in minor units of the ISO 4217 currency" });
+export const Money = schema(() =>
+  z
+    .object({ amount: amount().openapi({ example: 12590 }), currency: currency().openapi({ example: "CZK" }) })
+    .openapi("Money", { description: "Integer amount in minor units of the ISO 4217 currency" }),
+);
 
-export const Vat = z
-  .object({
-    vatRate: z.number().min(0).max(100).openapi({ example: 21 }),
-    amount,
-    currency,
-  })
-  .openapi("Vat");
+export const Vat = schema(() =>
+  z
+    .object({
+      vatRate: z.number().min(0).max(100).openapi({ example: 21 }),
+      amount: amount(),
+      currency: currency(),
+    })
+    .openapi("Vat"),
+);
 
 /** Date-time input: any ISO 8601 date-time with an offset, any number of fraction digits. */
-export const DateTimeInput = z.iso
-  .datetime({ offset: true, local: false, message: "must be an ISO 8601 date-time with offset" })
-  .openapi({ example: "2026-11-22T10:15:00+01:00" });
+export const DateTimeInput = schema(() =>
+  z.iso
+    .datetime({ offset: true, local: false, message: "must be an ISO 8601 date-time with offset" })
+    .openapi({ example: "2026-11-22T10:15:00+01:00" }),
+);
 
-const FraudPreventionData = z
-  .object({
-    transactionsNumber: z.number().int().min(0).optional(),
-    cashlessTransactionsNumber: z.number().int().min(0).optional(),
-    transactionsSum: Money.optional(),
-    cashlessTransactionsSum: Money.optional(),
-  })
-  .openapi("FraudPreventionData");
+const FraudPreventionData = schema(() =>
+  z
+    .object({
+      transactionsNumber: z.number().int().min(0).optional(),
+      cashlessTransactionsNumber: z.number().int().min(0).optional(),
+      transactionsSum: Money().optional(),
+      cashlessTransactionsSum: Money().optional(),
+    })
+    .openapi("FraudPreventionData"),
+);
 
-export const Customer = z
-  .object({
-    fullName: text(240).optional(),
-    firstName: text(100).optional(),
-    lastName: text(100).optional(),
-    email: z.email("must be an e-mail address").max(254).openapi({ example: "jana.novakova@example.com" }),
-    phone: z
-      .string()
-      .regex(/^\+[0-9]{7,15}$/, "must be + and 7 to 15 digits")
-      .openapi({ example: "+420777123456" }),
-    fraudPreventionData: FraudPreventionData.optional(),
-  })
-  .superRefine((customer, ctx) => {
-    if (!customer.fullName && !(customer.firstName && customer.lastName)) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["fullName"],
-        message: "is required (or firstName with lastName)",
-        params: { code: "REQUIRED" },
-      });
-    }
-  })
-  .openapi("Customer");
+export const Customer = schema(() =>
+  z
+    .object({
+      fullName: text(240).optional(),
+      firstName: text(100).optional(),
+      lastName: text(100).optional(),
+      email: z.email("must be an e-mail address").max(254).openapi({ example: "jana.novakova@example.com" }),
+      phone: z
+        .string()
+        .regex(/^\+[0-9]{7,15}$/, "must be + and 7 to 15 digits")
+        .openapi({ example: "+420777123456" }),
+      fraudPreventionData: FraudPreventionData().optional(),
+    })
+    .superRefine((customer, ctx) => {
+      if (!customer.fullName && !(customer.firstName && customer.lastName)) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["fullName"],
+          message: "is required (or firstName with lastName)",
+          params: { code: "REQUIRED" },
+        });
+      }
+    })
+    .openapi("Customer"),
+);
 
-export const Address = z
-  .object({
-    name: text(200).optional(),
-    city: text(100).optional(),
-    country: z
-      .string()
-      .refine((c) => COUNTRIES.has(c), "must be an ISO 3166 alpha-2 country code")
-      .optional(),
-    streetAddress: text(200).optional(),
-    streetNumber: text(100).optional(),
-    zip: text(30).optional(),
-    addressType: z.enum(ADDRESS_TYPES).optional(),
-  })
-  .openapi("Address");
+export const Address = schema(() =>
+  z
+    .object({
+      name: text(200).optional(),
+      city: text(100).optional(),
+      country: z
+        .string()
+        .refine((c) => COUNTRIES.has(c), "must be an ISO 3166 alpha-2 country code")
+        .optional(),
+      streetAddress: text(200).optional(),
+      streetNumber: text(100).optional(),
+      zip: text(30).optional(),
+      addressType: z.enum(ADDRESS_TYPES).optional(),
+    })
+    .openapi("Address"),
+);
 
-export const ItemInput = z
-  .object({
-    code: text(200),
-    ean: text(64).optional(),
-    name: text(255),
-    type: withDefault(z.enum(ITEM_TYPES), "PHYSICAL"),
-    variant: text(255).optional(),
-    producer: text(255).optional(),
-    categories: listOf(text(255), 20).optional(),
-    quantity: withDefault(z.number().int("must be an integer").min(1).max(1_000_000), 1),
-    unitPrice: Money.optional(),
-    totalPrice: Money,
-    unitVat: Vat.optional(),
-    totalVat: Vat,
-    productUrl: z.url().max(2048).optional(),
-  })
-  .openapi("OrderItemInput");
+export const ItemInput = schema(() =>
+  z
+    .object({
+      code: text(200),
+      ean: text(64).optional(),
+      name: text(255),
+      type: withDefault(z.enum(ITEM_TYPES), "PHYSICAL"),
+      variant: text(255).optional(),
+      producer: text(255).optional(),
+      categories: listOf(text(255), 20).optional(),
+      quantity: withDefault(z.number().int("must be an integer").min(1).max(1_000_000), 1),
+      unitPrice: Money().optional(),
+      totalPrice: Money(),
+      unitVat: Vat().optional(),
+      totalVat: Vat(),
+      productUrl: z.url().max(2048).optional(),
+    })
+    .openapi("OrderItemInput"),
+);
 
 const MAX_ITEMS = 100;
 
-export const OrderContent = z.object({
-  totalPrice: Money,
-  totalVat: listOf(Vat, 20, { length: 1 }),
-  items: listOf(ItemInput, MAX_ITEMS, { length: 1, message: "at least one item is required" }),
-});
+export const OrderContent = schema(() =>
+  z.object({
+    totalPrice: Money(),
+    totalVat: listOf(Vat(), 20, { length: 1 }),
+    items: listOf(ItemInput(), MAX_ITEMS, { length: 1, message: "at least one item is required" }),
+  }),
+);
 
 /**
  * The carrier as the specification gives it, `{carrierId}`, or as Skip Pay's partners send it, the
  * carrier's name alone (docs/skippay-compatibility.md, P1); kept and answered as `{carrierId}`.
  */
-const DeliveryCarrierInput = z
-  .union([z.object({ carrierId: text(250) }), text(250).transform((carrierId) => ({ carrierId }))])
-  .openapi({ description: "`{carrierId}`, or the carrier's name as a string (read as `{carrierId}`)" });
+const DeliveryCarrierInput = schema(() =>
+  z
+    .union([z.object({ carrierId: text(250) }), text(250).transform((carrierId) => ({ carrierId }))])
+    .openapi({ description: "`{carrierId}`, or the carrier's name as a string (read as `{carrierId}`)" }),
+);
 
-export const OrderInput = OrderContent.extend({
-  number: text(100).openapi({ example: "2026-000123" }),
-  reservationDate: DateTimeInput.nullish().transform((v) => v ?? undefined),
-  addresses: listOf(Address, 10).optional(),
-  variableSymbols: withDefault(listOf(VariableSymbol, 10), []),
-  deliveryCarrier: DeliveryCarrierInput.nullish().transform((v) => v ?? undefined),
-  channel: z.enum(CHANNELS).optional(),
-}).openapi("OrderInput");
+export const OrderInput = schema(() =>
+  OrderContent()
+    .extend({
+      number: text(100).openapi({ example: "2026-000123" }),
+      reservationDate: DateTimeInput()
+        .nullish()
+        .transform((v) => v ?? undefined),
+      addresses: listOf(Address(), 10).optional(),
+      variableSymbols: withDefault(listOf(VariableSymbol(), 10), []),
+      deliveryCarrier: DeliveryCarrierInput()
+        .nullish()
+        .transform((v) => v ?? undefined),
+      channel: z.enum(CHANNELS).optional(),
+    })
+    .openapi("OrderInput"),
+);
 
-const httpUrl = z.url({ protocol: /^https?$/, message: "must be an absolute http(s) URL" }).max(2048);
+const httpUrl = schema(() => z.url({ protocol: /^https?$/, message: "must be an absolute http(s) URL" }).max(2048));
 
-export const MerchantUrls = z
-  .object({ approvedRedirect: httpUrl, rejectedRedirect: httpUrl, notificationEndpoint: httpUrl })
-  .openapi("MerchantUrls");
+export const MerchantUrls = schema(() =>
+  z
+    .object({ approvedRedirect: httpUrl(), rejectedRedirect: httpUrl(), notificationEndpoint: httpUrl() })
+    .openapi("MerchantUrls"),
+);
 
-export const CreateApplicationRequest = z
-  .object({
-    type: z.enum(FINANCING_TYPES),
-    agreementTermsAndConditions: withDefault(
-      z.boolean(),
-      false,
-      "The customer agreed to the terms (else they tick it at the gateway)",
-    ),
-    customer: Customer,
-    order: OrderInput,
-    merchantUrls: MerchantUrls,
-  })
-  .openapi("CreateApplicationRequest");
+export const CreateApplicationRequest = schema(() =>
+  z
+    .object({
+      type: z.enum(FINANCING_TYPES),
+      agreementTermsAndConditions: withDefault(
+        z.boolean(),
+        false,
+        "The customer agreed to the terms (else they tick it at the gateway)",
+      ),
+      customer: Customer(),
+      order: OrderInput(),
+      merchantUrls: MerchantUrls(),
+    })
+    .openapi("CreateApplicationRequest"),
+);
 
-export type CreateApplicationInput = z.infer<typeof CreateApplicationRequest>;
-export type CustomerInput = z.infer<typeof Customer>;
-export type OrderItemInput = z.infer<typeof ItemInput>;
+export type CreateApplicationInput = Infer<typeof CreateApplicationRequest>;
+export type CustomerInput = Infer<typeof Customer>;
+export type OrderItemInput = Infer<typeof ItemInput>;
 
-export const CancelApplicationRequest = z
-  .object({
-    // null reads as absent: Skip Pay's partners send null for "no reason given".
-    reason: z
-      .enum(CANCEL_REASONS)
-      .nullish()
-      .transform((v) => v ?? "APPLICATION_CANCELLED_OTHER")
-      .openapi({ description: "Default APPLICATION_CANCELLED_OTHER" }),
-    customReason: text(500)
-      .nullish()
-      .transform((v) => v ?? undefined),
-  })
-  .openapi("CancelApplicationRequest");
+export const CancelApplicationRequest = schema(() =>
+  z
+    .object({
+      // null reads as absent: Skip Pay's partners send null for "no reason given".
+      reason: z
+        .enum(CANCEL_REASONS)
+        .nullish()
+        .transform((v) => v ?? "APPLICATION_CANCELLED_OTHER")
+        .openapi({ description: "Default APPLICATION_CANCELLED_OTHER" }),
+      customReason: text(500)
+        .nullish()
+        .transform((v) => v ?? undefined),
+    })
+    .openapi("CancelApplicationRequest"),
+);
 
-export const ApplicationIdParam = z.object({
-  applicationId: z
-    .string()
-    .max(64)
-    .openapi({ param: { name: "applicationId", in: "path" }, example: "01JD3Z7Q9K4M2N8P5R6S7T8V9W" }),
-});
+export const ApplicationIdParam = schema(() =>
+  z.object({
+    applicationId: z
+      .string()
+      .max(64)
+      .openapi({ param: { name: "applicationId", in: "path" }, example: "01JD3Z7Q9K4M2N8P5R6S7T8V9W" }),
+  }),
+);
 
 // ---- Responses -------------------------------------------------------------------------------
 
 /** A date-time as the service writes it: `YYYY-MM-DDThh:mm:ss±hh:mm` in the service time zone. */
-export const DateTimeOutput = z.string().openapi({ format: "date-time", example: "2026-11-23T10:15:00+00:00" });
-const DateOutput = z.string().openapi({ format: "date", example: "2026-11-23" });
+export const DateTimeOutput = schema(() =>
+  z.string().openapi({ format: "date-time", example: "2026-11-23T10:15:00+00:00" }),
+);
+const DateOutput = schema(() => z.string().openapi({ format: "date", example: "2026-11-23" }));
 
-export const OrderItem = z
-  .object({
-    code: z.string(),
-    ean: z.string().optional(),
-    name: z.string(),
-    type: z.enum(ITEM_TYPES),
-    variant: z.string().optional(),
-    producer: z.string().optional(),
-    categories: z.array(z.string()).optional(),
-    quantity: z.number().int(),
-    unitPrice: Money.optional(),
-    totalPrice: Money,
-    unitVat: Vat.optional(),
-    totalVat: Vat,
-    productUrl: z.url().optional(),
-    state: z.enum(LINE_STATES),
-    sentDate: DateOutput.optional(),
-    deliveryDate: DateOutput.optional(),
-    deliveryTrackingNumber: z.string().optional(),
-  })
-  .openapi("OrderItem");
+export const OrderItem = schema(() =>
+  z
+    .object({
+      code: z.string(),
+      ean: z.string().optional(),
+      name: z.string(),
+      type: z.enum(ITEM_TYPES),
+      variant: z.string().optional(),
+      producer: z.string().optional(),
+      categories: z.array(z.string()).optional(),
+      quantity: z.number().int(),
+      unitPrice: Money().optional(),
+      totalPrice: Money(),
+      unitVat: Vat().optional(),
+      totalVat: Vat(),
+      productUrl: z.url().optional(),
+      state: z.enum(LINE_STATES),
+      sentDate: DateOutput().optional(),
+      deliveryDate: DateOutput().optional(),
+      deliveryTrackingNumber: z.string().optional(),
+    })
+    .openapi("OrderItem"),
+);
 
-export const Document = z
-  .object({
-    id: z.string(),
-    type: z.enum(DOCUMENT_TYPES),
-    filename: z.string(),
-    url: z.url().openapi({ description: "Where the owner downloads it (GET, with the bearer token)" }),
-    description: z.string().optional(),
-  })
-  .openapi("Document");
+export const Document = schema(() =>
+  z
+    .object({
+      id: z.string(),
+      type: z.enum(DOCUMENT_TYPES),
+      filename: z.string(),
+      url: z.url().openapi({ description: "Where the owner downloads it (GET, with the bearer token)" }),
+      description: z.string().optional(),
+    })
+    .openapi("Document"),
+);
 
-export const Order = z
-  .object({
-    number: z.string(),
-    reservationDate: DateTimeOutput.optional(),
-    state: z.enum(LINE_STATES),
-    totalPrice: Money.openapi({ description: "Financed total: the items that are not cancelled" }),
-    totalVat: z.array(Vat),
-    refundedPrice: Money,
-    refundablePrice: Money,
-    items: z.array(OrderItem),
-    addresses: z.array(Address).optional(),
-    variableSymbols: z.array(z.string()),
-    deliveryCarrier: z.object({ carrierId: z.string() }).optional(),
-    channel: z.enum(CHANNELS).optional(),
-    documents: z.array(Document),
-  })
-  .openapi("Order");
+export const Order = schema(() =>
+  z
+    .object({
+      number: z.string(),
+      reservationDate: DateTimeOutput().optional(),
+      state: z.enum(LINE_STATES),
+      totalPrice: Money().openapi({ description: "Financed total: the items that are not cancelled" }),
+      totalVat: z.array(Vat()),
+      refundedPrice: Money(),
+      refundablePrice: Money(),
+      items: z.array(OrderItem()),
+      addresses: z.array(Address()).optional(),
+      variableSymbols: z.array(z.string()),
+      deliveryCarrier: z.object({ carrierId: z.string() }).optional(),
+      channel: z.enum(CHANNELS).optional(),
+      documents: z.array(Document()),
+    })
+    .openapi("Order"),
+);
 
-export const ApplicationInfo = z
-  .object({ id: z.string(), state: z.enum(APPLICATION_STATES), stateReason: z.enum(STATE_REASONS) })
-  .openapi("ApplicationInfo");
+export const ApplicationInfo = schema(() =>
+  z
+    .object({ id: z.string(), state: z.enum(APPLICATION_STATES), stateReason: z.enum(STATE_REASONS) })
+    .openapi("ApplicationInfo"),
+);
 
-export const OrderWithApplication = Order.extend({ applicationInfo: ApplicationInfo }).openapi("OrderResponse");
+export const OrderWithApplication = schema(() =>
+  Order().extend({ applicationInfo: ApplicationInfo() }).openapi("OrderResponse"),
+);
 
-export const Application = z
-  .object({
-    id: z.string(),
-    type: z.enum(FINANCING_TYPES),
-    state: z.enum(APPLICATION_STATES),
-    stateReason: z.enum(STATE_REASONS),
-    agreementTermsAndConditions: z.boolean(),
-    customer: Customer,
-    order: Order,
-    merchantUrls: MerchantUrls,
-    gatewayRedirectUrl: z.url(),
-    cancellation: z.object({ reason: z.enum(CANCEL_REASONS), customReason: z.string().optional() }).optional(),
-    expiresAt: DateTimeOutput.optional().openapi({
-      description:
-        "The deadline that applies now, when one does: the customer's to decide at the gateway (PROCESSING_REDIRECT_NEEDED), or the authorization of goods not yet sent (READY). When it passes, what it waits for lapses (CANCELLED_EXPIRED, or the goods not yet sent cancelled).",
-    }),
-    createdAt: DateTimeOutput,
-    updatedAt: DateTimeOutput,
-  })
-  .openapi("Application");
+export const Application = schema(() =>
+  z
+    .object({
+      id: z.string(),
+      type: z.enum(FINANCING_TYPES),
+      state: z.enum(APPLICATION_STATES),
+      stateReason: z.enum(STATE_REASONS),
+      agreementTermsAndConditions: z.boolean(),
+      customer: Customer(),
+      order: Order(),
+      merchantUrls: MerchantUrls(),
+      gatewayRedirectUrl: z.url(),
+      cancellation: z.object({ reason: z.enum(CANCEL_REASONS), customReason: z.string().optional() }).optional(),
+      expiresAt: DateTimeOutput().optional().openapi({
+        description:
+          "The deadline that applies now, when one does: the customer's to decide at the gateway (PROCESSING_REDIRECT_NEEDED), or the authorization of goods not yet sent (READY). When it passes, what it waits for lapses (CANCELLED_EXPIRED, or the goods not yet sent cancelled).",
+      }),
+      createdAt: DateTimeOutput(),
+      updatedAt: DateTimeOutput(),
+    })
+    .openapi("Application"),
+);

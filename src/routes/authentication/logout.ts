@@ -1,12 +1,11 @@
-import { createRoute } from "@hono/zod-openapi";
 import { requireSession, session } from "../../auth/require-session";
 import { now } from "../../clock";
 import { database } from "../../db/client";
 import { revokeAccessToken } from "../../db/partners";
-import { bearerSecurity, emptyContent, failures, router } from "../../http/openapi";
+import { bearerSecurity, emptyContent, failures, openApiRoute, type RouteDefinition } from "../../http/openapi";
 import { limiter, tokenSubject } from "../../rate-limit/client";
 
-const route = createRoute({
+const route = {
   operationId: "revokeAccessToken",
   method: "delete",
   path: "/authentication/v1/partner",
@@ -16,10 +15,10 @@ const route = createRoute({
     "Ends the token at once (before its 7200 seconds). Answers 204; the token then gets 401 `invalid_token`.",
   security: bearerSecurity,
   middleware: [requireSession] as const,
-  responses: { 204: emptyContent("Token revoked"), ...failures({ lookup: false }) },
-});
+  responses: () => ({ 204: emptyContent("Token revoked"), ...failures({ lookup: false }) }),
+} satisfies RouteDefinition;
 
-export const logout = router().openapi(route, async (c) => {
+export const logout = openApiRoute(route, async (c) => {
   const { tokenHash } = session(c);
   // The object answers for the token on every request, so it is revoked there first; D1 keeps the record.
   await limiter(c.env, tokenSubject(tokenHash)).revokeSession();

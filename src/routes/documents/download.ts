@@ -1,14 +1,14 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import { fromBase64 } from "../../auth/crypto";
 import { session } from "../../auth/require-session";
 import { database } from "../../db/client";
 import { findDocument } from "../../db/documents";
-import { SERVED_MEDIA_TYPES, servedContentType } from "../../domain/documents";
+import { downloadHeaders, SERVED_MEDIA_TYPES } from "../../domain/documents";
 import { ApiError } from "../../http/errors";
-import { bearerSecurity, failures, headers, router } from "../../http/openapi";
+import { bearerSecurity, failures, headers, openApiRoute, type RouteDefinition } from "../../http/openapi";
 import { ApplicationIdParam } from "../applications/schema";
 
-const route = createRoute({
+const route = {
   operationId: "downloadDocument",
   method: "get",
   path: "/financing/v1/applications/{applicationId}/documents/{documentId}",
@@ -16,15 +16,15 @@ const route = createRoute({
   summary: "Download a return document",
   description: "The file as it was sent with a return, with its content type. Only the owning partner can read it.",
   security: bearerSecurity,
-  request: {
-    params: ApplicationIdParam.extend({
+  request: () => ({
+    params: ApplicationIdParam().extend({
       documentId: z
         .string()
         .max(64)
         .openapi({ param: { name: "documentId", in: "path" } }),
     }),
-  },
-  responses: {
+  }),
+  responses: () => ({
     200: {
       description: "The file, in the media type of its extension (csv and txt as text/plain)",
       headers: headers(["Content-Disposition", "Cache-Control"]),
@@ -33,29 +33,12 @@ const route = createRoute({
       ),
     },
     ...failures(),
-  },
-});
+  }),
+} satisfies RouteDefinition;
 
-export const downloadDocument = router().openapi(route, async (c) => {
+export const downloadDocument = openApiRoute(route, async (c) => {
   const { applicationId, documentId } = c.req.valid("param");
   const row = await findDocument(database(c.env), session(c).partnerId, applicationId, documentId);
   if (!row) throw ApiError.notFound("document");
-  return c.body(fromBase64(row.content), 200, {
-    "Content-Type": servedContentType(row.filename, row.mimeType),
-    "Content-Disposition": contentDisposition(row.filename),
-    "Cache-Control": "private, no-store",
-  });
+  return c.body(fromBase64(row.content), 200, downloadHeaders(row));
 });
-
-/**
- * RFC 6266 with RFC 8187: an ASCII `filename` for old clients (other characters become `_`) and the
- * exact name as UTF-8 in `filename*`, which every current browser and HTTP library prefers.
- */
-function contentDisposition(filename: string): string {
-  const ascii = filename.replace(/[^\x20-\x7e]|["\\]/g, "_");
-  const encoded = encodeURIComponent(filename).replace(
-    /['()*]/g,
-    (ch) => `%${ch.charCodeAt(0).toString(16).toUpperCase()}`,
-  );
-  return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
-}

@@ -1,4 +1,3 @@
-import { createRoute } from "@hono/zod-openapi";
 import { session } from "../../auth/require-session";
 import { keysetPage } from "../../collections/keyset";
 import { pagingInfo } from "../../collections/links";
@@ -7,11 +6,11 @@ import { pageOf, parsePageRequest } from "../../collections/query";
 import { database } from "../../db/client";
 import { attemptsOf } from "../../db/events";
 import { orRefuse } from "../../http/errors";
-import { bearerSecurity, failures, jsonContent, router } from "../../http/openapi";
+import { bearerSecurity, failures, jsonContent, openApiRoute, type RouteDefinition } from "../../http/openapi";
 import examples from "../examples.json";
 import { Notification, presentNotifications } from "./schema";
 
-const route = createRoute({
+const route = {
   operationId: "listNotifications",
   method: "get",
   path: "/financing/v1/notifications",
@@ -20,18 +19,18 @@ const route = createRoute({
   description:
     "Every event of the partner's applications with its delivery status, attempts and, for a FAILED one, the reason: the place to see what an outage of your endpoint missed, before replaying it. Paged, sorted and filtered like every collection.",
   security: bearerSecurity,
-  request: { query: NotificationsQuery },
-  responses: {
+  request: () => ({ query: NotificationsQuery() }),
+  responses: () => ({
     200: jsonContent(
-      pageOf(Notification, "PartnerNotificationPage"),
+      pageOf(Notification(), "PartnerNotificationPage"),
       "A page of notifications",
       examples.partnerNotificationPage,
     ),
     ...failures({ lookup: false }),
-  },
-});
+  }),
+} satisfies RouteDefinition;
 
-export const listPartnerNotifications = router().openapi(route, async (c) => {
+export const listPartnerNotifications = openApiRoute(route, async (c) => {
   const request = orRefuse(parsePageRequest(partnerNotificationsCollection, c.req.url, c.req.valid("query")));
   const db = database(c.env);
   const page = orRefuse(

@@ -1,4 +1,3 @@
-import { createRoute } from "@hono/zod-openapi";
 import { session } from "../../auth/require-session";
 import { keysetPage } from "../../collections/keyset";
 import { pagingInfo } from "../../collections/links";
@@ -8,12 +7,12 @@ import { ownsApplication } from "../../db/applications";
 import { database } from "../../db/client";
 import { attemptsOf } from "../../db/events";
 import { ApiError, orRefuse } from "../../http/errors";
-import { bearerSecurity, failures, jsonContent, router } from "../../http/openapi";
+import { bearerSecurity, failures, jsonContent, openApiRoute, type RouteDefinition } from "../../http/openapi";
 import { ApplicationIdParam } from "../applications/schema";
 import examples from "../examples.json";
 import { Notification, presentNotifications } from "./schema";
 
-const route = createRoute({
+const route = {
   operationId: "listApplicationNotifications",
   method: "get",
   path: "/financing/v1/applications/{applicationId}/notifications",
@@ -22,14 +21,14 @@ const route = createRoute({
   description:
     "Every state-change event of the application with its delivery status (PENDING, DELIVERED, FAILED) and each attempt (time, HTTP status or error, duration), oldest first.",
   security: bearerSecurity,
-  request: { params: ApplicationIdParam, query: PageQuery },
-  responses: {
-    200: jsonContent(pageOf(Notification, "NotificationPage"), "A page of notifications", examples.notificationPage),
+  request: () => ({ params: ApplicationIdParam(), query: PageQuery() }),
+  responses: () => ({
+    200: jsonContent(pageOf(Notification(), "NotificationPage"), "A page of notifications", examples.notificationPage),
     ...failures(),
-  },
-});
+  }),
+} satisfies RouteDefinition;
 
-export const listNotifications = router().openapi(route, async (c) => {
+export const listNotifications = openApiRoute(route, async (c) => {
   const { applicationId } = c.req.valid("param");
   const db = database(c.env);
   if (!(await ownsApplication(db, session(c).partnerId, applicationId))) throw ApiError.notFound("application");

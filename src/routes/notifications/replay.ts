@@ -1,60 +1,60 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import { session } from "../../auth/require-session";
 import { now } from "../../clock";
-import { database } from "../../db/client";
-import { anyEventMatching, replayEvents } from "../../db/events";
 import { ApiError } from "../../http/errors";
 import {
   bearerSecurity,
   failures,
   IdempotencyHeaders,
   jsonBodyOf,
-  router,
+  openApiRoute,
+  type RouteDefinition,
   withDefault,
   writeContent,
 } from "../../http/openapi";
-import { publish } from "../../notifications/outbox";
-import { limiter } from "../../rate-limit/client";
+import { schema } from "../../lazy-schema";
+import { MAX_REPLAY, REPLAY_INTERVAL_SECONDS, replay } from "../../notifications/redelivery";
 import { DateTimeInput } from "../applications/schema";
 import examples from "../examples.json";
 
-/** One call replays at most this many events, oldest first; call again for the rest. */
-export const MAX_REPLAY = 10_000;
-/**
- * One replay call per partner in this long: each call can send thousands of POSTs towards a host the
- * partner names, so replay must not become an amplifier.
- */
-export const REPLAY_INTERVAL_SECONDS = 60;
+const ReplayRequest = schema(() =>
+  z
+    .object({
+      status: withDefault(
+        z.enum(["FAILED", "DELIVERED"]),
+        "FAILED",
+        "Which events to send again: FAILED (after an outage) or DELIVERED (to rebuild a receiver's state)",
+      ),
+      from: DateTimeInput().openapi({ description: "Events that occurred at or after this instant" }),
+      to: DateTimeInput().optional().openapi({ description: "… and before this one (default: now)" }),
+      applicationId: z.string().min(1).max(64).optional().openapi({ description: "Only this application's events" }),
+    })
+    .superRefine((request, ctx) => {
+      if (request.to !== undefined && Date.parse(request.to) <= Date.parse(request.from)) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["to"],
+          message: "must be after from",
+          params: { code: "INVALID_VALUE" },
+        });
+      }
+    })
+    .openapi("ReplayRequest"),
+);
 
-const ReplayRequest = z
-  .object({
-    status: withDefault(
-      z.enum(["FAILED", "DELIVERED"]),
-      "FAILED",
-      "Which events to send again: FAILED (after an outage) or DELIVERED (to rebuild a receiver's state)",
-    ),
-    from: DateTimeInput.openapi({ description: "Events that occurred at or after this instant" }),
-    to: DateTimeInput.optional().openapi({ description: "… and before this one (default: now)" }),
-    applicationId: z.string().min(1).max(64).optional().openapi({ description: "Only this application's events" }),
-  })
-  .superRefine((request, ctx) => {
-    if (request.to !== undefined && Date.parse(request.to) <= Date.parse(request.from)) {
-      ctx.addIssue({ code: "custom", path: ["to"], message: "must be after from", params: { code: "INVALID_VALUE" } });
-    }
-  })
-  .openapi("ReplayRequest");
+const ReplayResult = schema(() =>
+  z
+    .object({
+      replayed: z
+        .number()
+        .int()
+        .openapi({ description: `How many events were put back in delivery (at most ${MAX_REPLAY})` }),
+      more: z.boolean().openapi({ description: "True when more events match: call again to replay them" }),
+    })
+    .openapi("ReplayResult"),
+);
 
-const ReplayResult = z
-  .object({
-    replayed: z
-      .number()
-      .int()
-      .openapi({ description: `How many events were put back in delivery (at most ${MAX_REPLAY})` }),
-    more: z.boolean().openapi({ description: "True when more events match: call again to replay them" }),
-  })
-  .openapi("ReplayResult");
-
-const route = createRoute({
+const route = {
   operationId: "replayNotifications",
   method: "post",
   path: "/financing/v1/notifications/replay",
@@ -62,40 +62,31 @@ const route = createRoute({
   summary: "Send many notifications again",
   description: `Puts the partner's events of one status that occurred in a time range (optionally of one application) back in delivery, each with a new retry schedule, oldest first and at most ${MAX_REPLAY} per call; answers 202 with how many. Replaying FAILED events twice sends nothing the second time (they are no longer FAILED); with an \`Idempotency-Key\` a retried call answers its first result. An event being delivered right now is left to that delivery. Limits: one call per partner every ${REPLAY_INTERVAL_SECONDS} seconds (sooner answers 429 with \`Retry-After\`), and a DELIVERED event is sent again at most once an hour (by a replay or a resend; one sent again within the hour is left out).`,
   security: bearerSecurity,
-  request: { headers: IdempotencyHeaders, body: jsonBodyOf(ReplayRequest, examples.replayRequest) },
-  responses: {
-    202: writeContent(ReplayResult, "Queued", examples.replayResult),
+  request: () => ({ headers: IdempotencyHeaders(), body: jsonBodyOf(ReplayRequest(), examples.replayRequest) }),
+  responses: () => ({
+    202: writeContent(ReplayResult(), "Queued", examples.replayResult),
     ...failures({ body: true, idempotent: true, lookup: false }),
-  },
-});
+  }),
+} satisfies RouteDefinition;
 
-export const replayNotifications = router().openapi(route, async (c) => {
+export const replayNotifications = openApiRoute(route, async (c) => {
   const { status, from, to, applicationId } = c.req.valid("json");
   const at = now();
-  const { partnerId } = session(c);
-  const turn = await limiter(c.env, `replay:${partnerId}`).attempt(at, 1, REPLAY_INTERVAL_SECONDS);
-  if (!turn.allowed) {
-    throw new ApiError(
-      "rate_limit_exceeded",
-      `one replay per ${REPLAY_INTERVAL_SECONDS} seconds; retry after Retry-After seconds`,
-      undefined,
-      { "Retry-After": String(turn.retryAfter) },
-    );
-  }
   const selection = {
-    partnerId,
+    partnerId: session(c).partnerId,
     status,
     from: Date.parse(from),
     to: to === undefined ? at + 1 : Date.parse(to),
     applicationId,
   };
-  const db = database(c.env);
-  const replayed = await replayEvents(db, selection, at, MAX_REPLAY);
-  // Not deferred: events put back but never enqueued would wait for the sweep; they are due now either way.
-  await publish(
-    c.env,
-    replayed.map((eventId) => ({ eventId, due: at })),
-  );
-  const more = replayed.length === MAX_REPLAY && (await anyEventMatching(db, selection, at));
-  return c.json({ replayed: replayed.length, more }, 202);
+  const result = await replay(c.env, selection, at);
+  if (result.outcome === "too_soon") {
+    throw new ApiError(
+      "rate_limit_exceeded",
+      `one replay per ${REPLAY_INTERVAL_SECONDS} seconds; retry after Retry-After seconds`,
+      undefined,
+      { "Retry-After": String(result.retryAfter) },
+    );
+  }
+  return c.json({ replayed: result.replayed, more: result.more }, 202);
 });

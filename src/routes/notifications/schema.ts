@@ -5,38 +5,43 @@ import type { AttemptRow } from "../../db/events";
 import type { EventRow } from "../../db/schema";
 import { APPLICATION_STATES, STATE_REASONS } from "../../domain/application-state";
 import { EVENT_TYPES } from "../../domain/plan";
+import { type Infer, schema } from "../../lazy-schema";
 import { DateTimeOutput } from "../applications/schema";
 
-export const Notification = z
-  .object({
-    eventId: z.string(),
-    eventType: z.enum(EVENT_TYPES),
-    applicationId: z.string(),
-    state: z.enum(APPLICATION_STATES),
-    stateReason: z.enum(STATE_REASONS),
-    sequence: z.number().int(),
-    expiresAt: DateTimeOutput.optional().openapi({
-      description: "The application's deadline when the event occurred, when one applied",
-    }),
-    occurredAt: DateTimeOutput,
-    status: z.enum(DELIVERY_STATUSES),
-    deliveredAt: DateTimeOutput.optional(),
-    nextAttemptAt: DateTimeOutput.optional().openapi({ description: "While PENDING: when the next attempt is due" }),
-    failureReason: z.string().optional().openapi({
-      description: "Why a FAILED event was given up: a 410 Gone, an unsafe endpoint, or 72 hours without a 2xx",
-    }),
-    attempts: z.array(
-      z.object({
-        attemptedAt: DateTimeOutput,
-        httpStatus: z.number().int().optional(),
-        error: z.string().optional(),
-        durationMs: z.number().int(),
+export const Notification = schema(() =>
+  z
+    .object({
+      eventId: z.string(),
+      eventType: z.enum(EVENT_TYPES),
+      applicationId: z.string(),
+      state: z.enum(APPLICATION_STATES),
+      stateReason: z.enum(STATE_REASONS),
+      sequence: z.number().int(),
+      expiresAt: DateTimeOutput().optional().openapi({
+        description: "The application's deadline when the event occurred, when one applied",
       }),
-    ),
-  })
-  .openapi("Notification");
+      occurredAt: DateTimeOutput(),
+      status: z.enum(DELIVERY_STATUSES),
+      deliveredAt: DateTimeOutput().optional(),
+      nextAttemptAt: DateTimeOutput()
+        .optional()
+        .openapi({ description: "While PENDING: when the next attempt is due" }),
+      failureReason: z.string().optional().openapi({
+        description: "Why a FAILED event was given up: a 410 Gone, an unsafe endpoint, or 72 hours without a 2xx",
+      }),
+      attempts: z.array(
+        z.object({
+          attemptedAt: DateTimeOutput(),
+          httpStatus: z.number().int().optional(),
+          error: z.string().optional(),
+          durationMs: z.number().int(),
+        }),
+      ),
+    })
+    .openapi("Notification"),
+);
 
-type NotificationView = z.infer<typeof Notification>;
+type NotificationView = Infer<typeof Notification>;
 
 /** Events with their delivery attempts (all the attempts of these events, oldest first). */
 export function presentNotifications(

@@ -1,6 +1,6 @@
 import { planCancelItems } from "../../domain/order-operations";
 import { changeOrRefuse } from "../../http/application-change";
-import { router } from "../../http/openapi";
+import { openApiRoute } from "../../http/openapi";
 import { presentContext, presentOrder } from "../applications/present";
 import examples from "../examples.json";
 import { ITEM_OPERATION_REFUSALS, orderOperationRoute } from "./operation-route";
@@ -12,7 +12,7 @@ const route = orderOperationRoute({
   summary: "Cancel order items",
   description:
     "Cancels items not yet sent: without `items` (or with an empty body) every such item, else the given units (identifiers must all match; a partial quantity splits the line). The financed total drops by the cancelled amount. Cancelling every remaining item cancels the application (CANCELLED_NOT_PAID). A DISCOUNT line is never cancelled on its own: it is cancelled with the last of the other items, and until then stays whole with the items that remain.",
-  body: CancelItemsRequest,
+  body: CancelItemsRequest(),
   example: examples.cancelItemsRequest,
   refusals: {
     APPLICATION_NOT_READY: "under manual review: the order stays as the customer agreed it",
@@ -27,7 +27,7 @@ const route = orderOperationRoute({
   },
 });
 
-export const cancelOrderItems = router().openapi(route, async (c) => {
+export const cancelOrderItems = openApiRoute(route, async (c) => {
   const request = c.req.valid("json");
   const { aggregate } = await changeOrRefuse(c, c.req.valid("param").applicationId, (current, ctx) =>
     planCancelItems(current, request, ctx),

@@ -1,4 +1,3 @@
-import { createRoute } from "@hono/zod-openapi";
 import { ORDER_CONSISTENCY_CODES, orderConsistencyProblems } from "../../domain/money";
 import { planChange } from "../../domain/order-operations";
 import { changeOrRefuse } from "../../http/application-change";
@@ -8,8 +7,9 @@ import {
   failures,
   IdempotencyHeaders,
   jsonBodyOf,
+  openApiRoute,
   type Refusals,
-  router,
+  type RouteDefinition,
   withRefusals,
   writeContent,
 } from "../../http/openapi";
@@ -28,7 +28,7 @@ const REFUSALS = {
   REFUND_LIMIT_EXCEEDED: "",
 } satisfies Refusals;
 
-const route = createRoute({
+const route = {
   operationId: "changeOrder",
   method: "put",
   path: "/financing/v1/applications/{applicationId}/order",
@@ -39,13 +39,13 @@ const route = createRoute({
     REFUSALS,
   ),
   security: bearerSecurity,
-  request: {
-    params: ApplicationIdParam,
-    headers: IdempotencyHeaders,
-    body: jsonBodyOf(ChangeOrderRequest, examples.changeOrderRequest),
-  },
-  responses: {
-    200: writeContent(Application, "The application with the new order", examples.changedApplication),
+  request: () => ({
+    params: ApplicationIdParam(),
+    headers: IdempotencyHeaders(),
+    body: jsonBodyOf(ChangeOrderRequest(), examples.changeOrderRequest),
+  }),
+  responses: () => ({
+    200: writeContent(Application(), "The application with the new order", examples.changedApplication),
     ...failures({
       body: true,
       idempotent: true,
@@ -53,10 +53,10 @@ const route = createRoute({
       invalid: [...ORDER_CONSISTENCY_CODES],
       refusals: REFUSALS,
     }),
-  },
-});
+  }),
+} satisfies RouteDefinition;
 
-export const changeOrder = router().openapi(route, async (c) => {
+export const changeOrder = openApiRoute(route, async (c) => {
   const request = c.req.valid("json");
   const problems = orderConsistencyProblems(request.order);
   if (problems.length > 0) throw ApiError.of(problems);

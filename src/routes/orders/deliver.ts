@@ -1,7 +1,7 @@
 import { today } from "../../clock";
 import { planDeliver } from "../../domain/order-operations";
 import { changeOrRefuse } from "../../http/application-change";
-import { router } from "../../http/openapi";
+import { openApiRoute } from "../../http/openapi";
 import { presentContext, presentOrder } from "../applications/present";
 import examples from "../examples.json";
 import { ITEM_OPERATION_REFUSALS, orderOperationRoute } from "./operation-route";
@@ -13,7 +13,7 @@ const route = orderOperationRoute({
   summary: "Mark order items as delivered",
   description:
     "Needs state READY. Without `items` every item not yet delivered (nor cancelled or returned) is marked DELIVERED; a line not yet sent is sent too (its `sentDate` becomes `sentDate`, else `deliveryDate`). `deliveryDate` defaults to today. When every active item is delivered the stateReason becomes READY_DELIVERED.",
-  body: DeliverRequest,
+  body: DeliverRequest(),
   example: examples.deliverRequest,
   refusals: {
     ...ITEM_OPERATION_REFUSALS,
@@ -21,7 +21,7 @@ const route = orderOperationRoute({
   },
 });
 
-export const deliverOrder = router().openapi(route, async (c) => {
+export const deliverOrder = openApiRoute(route, async (c) => {
   const body = c.req.valid("json");
   const request = { ...body, deliveryDate: body.deliveryDate ?? today(c.var.config.SERVICE_TIMEZONE) };
   const { aggregate } = await changeOrRefuse(c, c.req.valid("param").applicationId, (current, ctx) =>

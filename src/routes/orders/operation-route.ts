@@ -1,11 +1,11 @@
 import type { z } from "@hono/zod-openapi";
-import { createRoute } from "@hono/zod-openapi";
 import {
   bearerSecurity,
   failures,
   IdempotencyHeaders,
   jsonBodyOf,
   type Refusals,
+  type RouteDefinition,
   withRefusals,
   writeContent,
 } from "../../http/openapi";
@@ -35,7 +35,7 @@ export function orderOperationRoute<T extends z.ZodType>(options: {
   example: unknown;
   refusals: Refusals;
 }) {
-  return createRoute({
+  return {
     operationId: options.operationId,
     method: "put",
     path: `/financing/v1/applications/{applicationId}${options.path}`,
@@ -43,14 +43,14 @@ export function orderOperationRoute<T extends z.ZodType>(options: {
     summary: options.summary,
     description: withRefusals(options.description, options.refusals),
     security: bearerSecurity,
-    request: {
-      params: ApplicationIdParam,
-      headers: IdempotencyHeaders,
+    request: () => ({
+      params: ApplicationIdParam(),
+      headers: IdempotencyHeaders(),
       body: jsonBodyOf(options.body, options.example),
-    },
-    responses: {
+    }),
+    responses: () => ({
       200: writeContent(
-        OrderWithApplication,
+        OrderWithApplication(),
         "The order after the operation, with applicationInfo",
         examples.sentOrder,
       ),
@@ -61,6 +61,6 @@ export function orderOperationRoute<T extends z.ZodType>(options: {
         refusals: options.refusals,
         invalid: ["CURRENCY_MISMATCH"],
       }),
-    },
-  });
+    }),
+  } satisfies RouteDefinition;
 }

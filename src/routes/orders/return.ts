@@ -2,7 +2,7 @@ import { acceptDocument } from "../../domain/documents";
 import { planReturn } from "../../domain/order-operations";
 import { changeOrRefuse } from "../../http/application-change";
 import { ApiError } from "../../http/errors";
-import { router } from "../../http/openapi";
+import { openApiRoute } from "../../http/openapi";
 import { presentContext, presentOrder } from "../applications/present";
 import examples from "../examples.json";
 import { ITEM_OPERATION_REFUSALS, orderOperationRoute } from "./operation-route";
@@ -14,7 +14,7 @@ const route = orderOperationRoute({
   summary: "Mark order items as returned (creates a refund)",
   description:
     "Needs state READY. `items` omitted (or an empty body): everything that went out is returned, items never sent are cancelled, the order becomes RETURNED and the application CANCELLED / CANCELLED_RETURNED; the refund is `totalPrice` or else all that is still refundable. `items` listed: those sent or delivered units are returned; the refund is `totalPrice` or else their price. `items: []` with `totalPrice`: an amount-only refund, items unchanged. A refund above `refundablePrice` is refused whole. A DISCOUNT line is never returned on its own: it comes back with the last of the other items (and then lowers that return's refund by the discount), and until then stays whole with the items that remain. An optional `document` (base64, at most 500 kB, a type of the spec's table) is kept with the order.",
-  body: ReturnRequest,
+  body: ReturnRequest(),
   example: examples.returnRequest,
   refusals: {
     ...ITEM_OPERATION_REFUSALS,
@@ -28,7 +28,7 @@ const route = orderOperationRoute({
   },
 });
 
-export const returnOrder = router().openapi(route, async (c) => {
+export const returnOrder = openApiRoute(route, async (c) => {
   const body = c.req.valid("json");
   const accepted = body.document ? acceptDocument(body.document.type, body.document.file) : undefined;
   if (accepted && !accepted.ok) throw ApiError.of(accepted.problems);

@@ -2,117 +2,137 @@
 import { z } from "@hono/zod-openapi";
 import { DOCUMENT_TYPES } from "../../domain/documents";
 import { listOf } from "../../http/openapi";
+import { schema } from "../../lazy-schema";
 import { ITEM_TYPES, Money, OrderContent, VariableSymbol, Vat } from "../applications/schema";
 
 /** Standard base64, padded. */
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 /** File content: base64, line breaks allowed (a URL is not: files travel in the request). */
-const base64Content = z
-  .string()
-  .min(1)
-  .refine((content) => BASE64.test(content.replace(/[\r\n]/g, "")), "must be base64 content (line breaks allowed)");
+const base64Content = schema(() =>
+  z
+    .string()
+    .min(1)
+    .refine((content) => BASE64.test(content.replace(/[\r\n]/g, "")), "must be base64 content (line breaks allowed)"),
+);
 
 const identifier = (max: number) => z.string().min(1).max(max);
 
 /** Refers to items sent at creation: every identifier given must match exactly (spec rule 3). */
-export const ItemSelector = z
-  .object({
-    code: identifier(200).optional(),
-    ean: identifier(64).optional(),
-    name: identifier(255).optional(),
-    type: z.enum(ITEM_TYPES).optional(),
-    quantity: z.number().int("must be an integer").min(1).max(1_000_000).optional().openapi({
-      description: "Units to act on; omitted means every remaining unit of the matching items",
-    }),
-  })
-  .refine((s) => s.code ?? s.ean ?? s.name ?? s.type, {
-    message: "give at least one of code, ean, name, type",
-    params: { code: "REQUIRED" },
-  })
-  .openapi("ItemSelector");
+export const ItemSelector = schema(() =>
+  z
+    .object({
+      code: identifier(200).optional(),
+      ean: identifier(64).optional(),
+      name: identifier(255).optional(),
+      type: z.enum(ITEM_TYPES).optional(),
+      quantity: z.number().int("must be an integer").min(1).max(1_000_000).optional().openapi({
+        description: "Units to act on; omitted means every remaining unit of the matching items",
+      }),
+    })
+    .refine((s) => s.code ?? s.ean ?? s.name ?? s.type, {
+      message: "give at least one of code, ean, name, type",
+      params: { code: "REQUIRED" },
+    })
+    .openapi("ItemSelector"),
+);
 
 /** A calendar date `YYYY-MM-DD` that exists. */
-export const CalendarDate = z.iso.date("must be a date YYYY-MM-DD").openapi({ example: "2026-11-23" });
+export const CalendarDate = schema(() => z.iso.date("must be a date YYYY-MM-DD").openapi({ example: "2026-11-23" }));
 
-const itemsSelection = listOf(ItemSelector, 100, {
-  length: 1,
-  message: "omit items (or send an empty body) to act on the whole order",
-}).optional();
+const itemsSelection = schema(() =>
+  listOf(ItemSelector(), 100, {
+    length: 1,
+    message: "omit items (or send an empty body) to act on the whole order",
+  }).optional(),
+);
 
-const operationFields = {
-  items: itemsSelection,
-  totalPrice: Money.optional().openapi({ description: "Informational for cancel, send and deliver" }),
-  totalVat: listOf(Vat, 20).optional(),
-  variableSymbol: VariableSymbol.optional(),
-};
+/** The fields every item operation takes (a function: the schemas are built with the operation's). */
+const operationFields = () => ({
+  items: itemsSelection(),
+  totalPrice: Money().optional().openapi({ description: "Informational for cancel, send and deliver" }),
+  totalVat: listOf(Vat(), 20).optional(),
+  variableSymbol: VariableSymbol().optional(),
+});
 
-export const CancelItemsRequest = z.object(operationFields).openapi("CancelItemsRequest");
+export const CancelItemsRequest = schema(() => z.object(operationFields()).openapi("CancelItemsRequest"));
 
-export const SendRequest = z
-  .object({
-    ...operationFields,
-    sentDate: CalendarDate.optional().openapi({ description: "Defaults to today in the service time zone" }),
-    deliveryTrackingNumber: z.string().min(1).max(100).optional(),
-  })
-  .openapi("SendRequest");
+export const SendRequest = schema(() =>
+  z
+    .object({
+      ...operationFields(),
+      sentDate: CalendarDate().optional().openapi({ description: "Defaults to today in the service time zone" }),
+      deliveryTrackingNumber: z.string().min(1).max(100).optional(),
+    })
+    .openapi("SendRequest"),
+);
 
-export const DeliverRequest = SendRequest.extend({
-  deliveryDate: CalendarDate.optional().openapi({ description: "Defaults to today in the service time zone" }),
-}).openapi("DeliverRequest");
+export const DeliverRequest = schema(() =>
+  SendRequest()
+    .extend({
+      deliveryDate: CalendarDate().optional().openapi({ description: "Defaults to today in the service time zone" }),
+    })
+    .openapi("DeliverRequest"),
+);
 
-export const ReturnDocument = z
-  .object({
-    type: z.enum(DOCUMENT_TYPES),
-    // Skip Pay's partners send the content alone, a string: read as `{content}`, its type taken from its
-    // first bytes (PDF, PNG, JPEG, GIF) and named by the document type (docs/skippay-compatibility.md, P2).
-    file: z.preprocess(
-      (file) => (typeof file === "string" ? { content: file } : file),
-      z
-        .object({
-          filename: z
-            .string()
-            .min(1)
-            .max(255)
-            // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
-            .regex(/^[^/\\\u0000-\u001f]+$/, "must be a plain file name")
-            .optional()
-            .openapi({ description: "Required unless the content is a PDF, PNG, JPEG or GIF" }),
-          content: base64Content.openapi({ description: "Base64 (line breaks allowed); at most 500 kB decoded" }),
-        })
-        .openapi({ description: "`{filename, content}`, or the base64 content alone as a string" }),
-    ),
-    description: z.string().max(1000).optional(),
-    extraData: z.object({ variableSymbol: VariableSymbol.optional() }).optional(),
-  })
-  .openapi("ReturnDocument");
+export const ReturnDocument = schema(() =>
+  z
+    .object({
+      type: z.enum(DOCUMENT_TYPES),
+      // Skip Pay's partners send the content alone, a string: read as `{content}`, its type taken from its
+      // first bytes (PDF, PNG, JPEG, GIF) and named by the document type (docs/skippay-compatibility.md, P2).
+      file: z.preprocess(
+        (file) => (typeof file === "string" ? { content: file } : file),
+        z
+          .object({
+            filename: z
+              .string()
+              .min(1)
+              .max(255)
+              // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
+              .regex(/^[^/\\\u0000-\u001f]+$/, "must be a plain file name")
+              .optional()
+              .openapi({ description: "Required unless the content is a PDF, PNG, JPEG or GIF" }),
+            content: base64Content().openapi({ description: "Base64 (line breaks allowed); at most 500 kB decoded" }),
+          })
+          .openapi({ description: "`{filename, content}`, or the base64 content alone as a string" }),
+      ),
+      description: z.string().max(1000).optional(),
+      extraData: z.object({ variableSymbol: VariableSymbol().optional() }).optional(),
+    })
+    .openapi("ReturnDocument"),
+);
 
-export const ReturnRequest = z
-  .object({
-    items: listOf(ItemSelector, 100).optional().openapi({
-      description:
-        "Omitted: return everything that went out. Empty with totalPrice: an amount-only refund, items unchanged.",
-    }),
-    totalPrice: Money.optional().openapi({ description: "Overrides the refunded amount; at least 1" }),
-    totalVat: listOf(Vat, 20).optional(),
-    variableSymbol: VariableSymbol.optional(),
-    document: ReturnDocument.optional(),
-  })
-  .superRefine((request, ctx) => {
-    if (request.items?.length === 0 && !request.totalPrice) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["totalPrice"],
-        message: "an amount-only return (items: []) needs totalPrice",
-        params: { code: "REQUIRED" },
-      });
-    }
-  })
-  .openapi("ReturnRequest");
+export const ReturnRequest = schema(() =>
+  z
+    .object({
+      items: listOf(ItemSelector(), 100).optional().openapi({
+        description:
+          "Omitted: return everything that went out. Empty with totalPrice: an amount-only refund, items unchanged.",
+      }),
+      totalPrice: Money().optional().openapi({ description: "Overrides the refunded amount; at least 1" }),
+      totalVat: listOf(Vat(), 20).optional(),
+      variableSymbol: VariableSymbol().optional(),
+      document: ReturnDocument().optional(),
+    })
+    .superRefine((request, ctx) => {
+      if (request.items?.length === 0 && !request.totalPrice) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["totalPrice"],
+          message: "an amount-only return (items: []) needs totalPrice",
+          params: { code: "REQUIRED" },
+        });
+      }
+    })
+    .openapi("ReturnRequest"),
+);
 
-export const ChangeOrderRequest = z
-  .object({
-    reason: z.string().min(1).max(500).optional(),
-    order: OrderContent,
-  })
-  .openapi("ChangeOrderRequest");
+export const ChangeOrderRequest = schema(() =>
+  z
+    .object({
+      reason: z.string().min(1).max(500).optional(),
+      order: OrderContent(),
+    })
+    .openapi("ChangeOrderRequest"),
+);

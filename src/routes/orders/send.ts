@@ -1,7 +1,7 @@
 import { today } from "../../clock";
 import { planSend } from "../../domain/order-operations";
 import { changeOrRefuse } from "../../http/application-change";
-import { router } from "../../http/openapi";
+import { openApiRoute } from "../../http/openapi";
 import { presentContext, presentOrder } from "../applications/present";
 import examples from "../examples.json";
 import { ITEM_OPERATION_REFUSALS, orderOperationRoute } from "./operation-route";
@@ -13,7 +13,7 @@ const route = orderOperationRoute({
   summary: "Mark order items as sent",
   description:
     "Needs state READY (goods go out only after approval). Without `items` (or with an empty body) every item not yet sent is marked SENT; with `items`, the given units (a partial quantity splits the line). `sentDate` defaults to today. The application's stateReason becomes READY_SHIPPED.",
-  body: SendRequest,
+  body: SendRequest(),
   example: examples.sendRequest,
   refusals: {
     ...ITEM_OPERATION_REFUSALS,
@@ -22,7 +22,7 @@ const route = orderOperationRoute({
   },
 });
 
-export const sendOrder = router().openapi(route, async (c) => {
+export const sendOrder = openApiRoute(route, async (c) => {
   const body = c.req.valid("json");
   const request = { ...body, sentDate: body.sentDate ?? today(c.var.config.SERVICE_TIMEZONE) };
   const { aggregate } = await changeOrRefuse(c, c.req.valid("param").applicationId, (current, ctx) =>

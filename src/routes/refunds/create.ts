@@ -1,4 +1,3 @@
-import { createRoute } from "@hono/zod-openapi";
 import { planRefund } from "../../domain/order-operations";
 import { changeOrRefuse } from "../../http/application-change";
 import {
@@ -6,8 +5,9 @@ import {
   failures,
   IdempotencyHeaders,
   jsonBodyOf,
+  openApiRoute,
   type Refusals,
-  router,
+  type RouteDefinition,
   withRefusals,
   writeContent,
 } from "../../http/openapi";
@@ -23,7 +23,7 @@ const REFUSALS = {
   REFUND_LIMIT_EXCEEDED: "below 1, or above what is refundable",
 } satisfies Refusals;
 
-const route = createRoute({
+const route = {
   operationId: "createRefund",
   method: "post",
   path: "/financing/v1/applications/{applicationId}/refunds",
@@ -34,13 +34,13 @@ const route = createRoute({
     REFUSALS,
   ),
   security: bearerSecurity,
-  request: {
-    params: ApplicationIdParam,
-    headers: IdempotencyHeaders,
-    body: jsonBodyOf(RefundRequest, examples.refundRequest),
-  },
-  responses: {
-    201: writeContent(Refund, "The refund", examples.refund),
+  request: () => ({
+    params: ApplicationIdParam(),
+    headers: IdempotencyHeaders(),
+    body: jsonBodyOf(RefundRequest(), examples.refundRequest),
+  }),
+  responses: () => ({
+    201: writeContent(Refund(), "The refund", examples.refund),
     ...failures({
       body: true,
       idempotent: true,
@@ -48,10 +48,10 @@ const route = createRoute({
       invalid: ["CURRENCY_MISMATCH"],
       refusals: REFUSALS,
     }),
-  },
-});
+  }),
+} satisfies RouteDefinition;
 
-export const createRefund = router().openapi(route, async (c) => {
+export const createRefund = openApiRoute(route, async (c) => {
   const request = c.req.valid("json");
   const { plan } = await changeOrRefuse(c, c.req.valid("param").applicationId, (current, ctx) =>
     planRefund(current, request, ctx),

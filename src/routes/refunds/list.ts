@@ -1,4 +1,3 @@
-import { createRoute } from "@hono/zod-openapi";
 import { session } from "../../auth/require-session";
 import { keysetPage } from "../../collections/keyset";
 import { pagingInfo } from "../../collections/links";
@@ -8,13 +7,13 @@ import { ownsApplication } from "../../db/applications";
 import { database } from "../../db/client";
 import type { RefundRecord } from "../../domain/plan";
 import { ApiError, orRefuse } from "../../http/errors";
-import { bearerSecurity, failures, jsonContent, router } from "../../http/openapi";
+import { bearerSecurity, failures, jsonContent, openApiRoute, type RouteDefinition } from "../../http/openapi";
 import { ApplicationIdParam } from "../applications/schema";
 import examples from "../examples.json";
 import { presentRefund } from "./present";
 import { Refund } from "./schema";
 
-const route = createRoute({
+const route = {
   operationId: "listRefunds",
   method: "get",
   path: "/financing/v1/applications/{applicationId}/refunds",
@@ -23,14 +22,14 @@ const route = createRoute({
   description:
     "Every refund of the application, those created by returns (`origin` RETURN) and directly (REFUND), oldest first, paged like every collection.",
   security: bearerSecurity,
-  request: { params: ApplicationIdParam, query: PageQuery },
-  responses: {
-    200: jsonContent(pageOf(Refund, "RefundPage"), "A page of refunds", examples.refundPage),
+  request: () => ({ params: ApplicationIdParam(), query: PageQuery() }),
+  responses: () => ({
+    200: jsonContent(pageOf(Refund(), "RefundPage"), "A page of refunds", examples.refundPage),
     ...failures(),
-  },
-});
+  }),
+} satisfies RouteDefinition;
 
-export const listRefunds = router().openapi(route, async (c) => {
+export const listRefunds = openApiRoute(route, async (c) => {
   const { applicationId } = c.req.valid("param");
   const db = database(c.env);
   if (!(await ownsApplication(db, session(c).partnerId, applicationId))) throw ApiError.notFound("application");

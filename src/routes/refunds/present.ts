@@ -1,9 +1,9 @@
-import type { z } from "@hono/zod-openapi";
 import { formatDateTime } from "../../clock";
 import type { RefundRecord } from "../../domain/plan";
+import type { Infer } from "../../lazy-schema";
 import type { Refund } from "./schema";
 
-type RefundView = z.infer<typeof Refund>;
+type RefundView = Infer<typeof Refund>;
 
 export function presentRefund(refund: Omit<RefundRecord, "applicationId">, timeZone: string): RefundView {
   return {

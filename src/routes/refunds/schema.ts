@@ -1,22 +1,27 @@
 /** Schemas of refunds (CONTRACT 5): created directly or by a return. */
 import { z } from "@hono/zod-openapi";
+import { schema } from "../../lazy-schema";
 import { DateTimeOutput, Money, VariableSymbol } from "../applications/schema";
 
-export const RefundRequest = z
-  .object({
-    totalPrice: Money,
-    reason: z.string().min(1).max(500).optional(),
-    variableSymbol: VariableSymbol.optional(),
-  })
-  .openapi("RefundRequest");
+export const RefundRequest = schema(() =>
+  z
+    .object({
+      totalPrice: Money(),
+      reason: z.string().min(1).max(500).optional(),
+      variableSymbol: VariableSymbol().optional(),
+    })
+    .openapi("RefundRequest"),
+);
 
-export const Refund = z
-  .object({
-    id: z.string(),
-    origin: z.enum(["RETURN", "REFUND"]).openapi({ description: "RETURN when created by the return endpoint" }),
-    totalPrice: Money,
-    reason: z.string().optional(),
-    variableSymbol: z.string().optional(),
-    createdAt: DateTimeOutput,
-  })
-  .openapi("Refund");
+export const Refund = schema(() =>
+  z
+    .object({
+      id: z.string(),
+      origin: z.enum(["RETURN", "REFUND"]).openapi({ description: "RETURN when created by the return endpoint" }),
+      totalPrice: Money(),
+      reason: z.string().optional(),
+      variableSymbol: z.string().optional(),
+      createdAt: DateTimeOutput(),
+    })
+    .openapi("Refund"),
+);

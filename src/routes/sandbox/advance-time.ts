@@ -1,8 +1,17 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import { planAdvance } from "../../domain/application-operations";
 import { changeOrRefuse } from "../../http/application-change";
 import { ApiError } from "../../http/errors";
-import { bearerSecurity, failures, IdempotencyHeaders, jsonBodyOf, router, writeContent } from "../../http/openapi";
+import {
+  bearerSecurity,
+  failures,
+  IdempotencyHeaders,
+  jsonBodyOf,
+  openApiRoute,
+  type RouteDefinition,
+  writeContent,
+} from "../../http/openapi";
+import { schema } from "../../lazy-schema";
 import { presentApplication, presentContext } from "../applications/present";
 import { Application, ApplicationIdParam } from "../applications/schema";
 import examples from "../examples.json";
@@ -10,18 +19,20 @@ import examples from "../examples.json";
 /** 400 days: past any deadline there is (an authorization lasts at most 180 days). */
 const MAX_SECONDS = 400 * 86_400;
 
-const AdvanceTimeRequest = z
-  .object({
-    seconds: z
-      .number()
-      .int("must be an integer")
-      .min(1)
-      .max(MAX_SECONDS)
-      .openapi({ description: `How far to move the application's clock, 1 to ${MAX_SECONDS} (400 days)` }),
-  })
-  .openapi("AdvanceTimeRequest");
+const AdvanceTimeRequest = schema(() =>
+  z
+    .object({
+      seconds: z
+        .number()
+        .int("must be an integer")
+        .min(1)
+        .max(MAX_SECONDS)
+        .openapi({ description: `How far to move the application's clock, 1 to ${MAX_SECONDS} (400 days)` }),
+    })
+    .openapi("AdvanceTimeRequest"),
+);
 
-const route = createRoute({
+const route = {
   operationId: "advanceTime",
   method: "post",
   path: "/financing/v1/sandbox/applications/{applicationId}/advance-time",
@@ -30,18 +41,18 @@ const route = createRoute({
   description:
     "Only where the service runs as a sandbox (SANDBOX on; 404 elsewhere): moves this application's deadlines and pending manual review `seconds` closer, then applies at once whatever became due, with its notifications, as the scheduled sweep would: the customer's deadline lapsing, the AUTHORIZATION_EXPIRING reminder, the authorization lapsing, a review settling. Answers the application. Test what your integration does on day 21, 28 or 180 without waiting for it.",
   security: bearerSecurity,
-  request: {
-    params: ApplicationIdParam,
-    headers: IdempotencyHeaders,
-    body: jsonBodyOf(AdvanceTimeRequest, examples.advanceTimeRequest),
-  },
-  responses: {
-    200: writeContent(Application, "The application after the time passed", examples.extendedApplication),
+  request: () => ({
+    params: ApplicationIdParam(),
+    headers: IdempotencyHeaders(),
+    body: jsonBodyOf(AdvanceTimeRequest(), examples.advanceTimeRequest),
+  }),
+  responses: () => ({
+    200: writeContent(Application(), "The application after the time passed", examples.extendedApplication),
     ...failures({ body: true, idempotent: true, guarded: true }),
-  },
-});
+  }),
+} satisfies RouteDefinition;
 
-export const advanceTime = router().openapi(route, async (c) => {
+export const advanceTime = openApiRoute(route, async (c) => {
   // Outside the sandbox the operation does not exist: the same 404 as any unknown path.
   if (!c.var.config.SANDBOX) throw ApiError.notFound("route");
   const { seconds } = c.req.valid("json");

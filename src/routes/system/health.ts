@@ -1,9 +1,9 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import { ApiError } from "../../http/errors";
-import { failures, jsonContent, router } from "../../http/openapi";
+import { failures, jsonContent, openApiRoute, type RouteDefinition } from "../../http/openapi";
 import examples from "../examples.json";
 
-const route = createRoute({
+const route = {
   operationId: "getHealth",
   method: "get",
   path: "/v1/health",
@@ -11,17 +11,17 @@ const route = createRoute({
   security: [],
   summary: "Service health",
   description: "No token needed. 200 when the database answers, 503 (`service_unavailable`) otherwise.",
-  responses: {
+  responses: () => ({
     200: jsonContent(
       z.object({ status: z.literal("OK") }).openapi("Health"),
       "The service and its database answer",
       examples.health,
     ),
     ...failures({ session: false, lookup: false }),
-  },
-});
+  }),
+} satisfies RouteDefinition;
 
-export const health = router().openapi(route, async (c) => {
+export const health = openApiRoute(route, async (c) => {
   try {
     await c.env.DB.prepare("SELECT 1").first();
   } catch {

@@ -43,7 +43,7 @@ const OPENAPI = {
 };
 
 /**
- * Every documented router, in the document's order. The Worker never builds the document: the build
+ * Every documented route, in the document's order. The Worker never builds the document: the build
  * writes it (scripts/openapi-artefact.ts, through scripts/openapi.ts) and `GET /openapi.json` serves that
  * (./openapi-json.ts), so this module is for Node and the tests.
  */
@@ -64,7 +64,7 @@ let registry: ReturnType<typeof router> | undefined;
 export function openApiDocument() {
   if (!registry) {
     registry = router();
-    for (const routes of DOCUMENTED) registry.route("/", routes);
+    for (const route of DOCUMENTED) route.document(registry.openAPIRegistry);
     registerOpenApiComponents(registry);
     registry.openAPIRegistry.registerWebhook(notificationWebhook);
     registry.openAPIRegistry.registerWebhook(authorizationExpiringWebhook);

@@ -2,28 +2,13 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
 import { call, json, signIn } from "../../support/api";
 import { createApplication } from "../../support/factories";
-import { T0, useNotificationHarness } from "../../support/notifications";
+import { failedEvent, queuedEventIds, T0, useNotificationHarness } from "../../support/notifications";
 
 useNotificationHarness();
 
 const REPLAY = "/financing/v1/notifications/replay";
 const HOUR = 3_600_000;
 const MINUTE = 60_000;
-
-function queued() {
-  const calls = vi.spyOn(env.NOTIFICATIONS, "sendBatch").mockResolvedValue(undefined as never);
-  return () => calls.mock.calls.flatMap((c) => [...c[0]].map((m) => (m.body as { eventId: string }).eventId));
-}
-
-async function failedEvent(token: string, occurredAt: number) {
-  const app = await createApplication(token);
-  const row = await env.DB.prepare(
-    "UPDATE events SET status = 'FAILED', failed_attempts = 13, next_attempt_at = NULL, occurred_at = ? WHERE application_id = ? RETURNING id",
-  )
-    .bind(occurredAt, app.id)
-    .first<{ id: string }>();
-  return row!.id;
-}
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -32,12 +17,12 @@ describe("POST /financing/v1/notifications/replay", () => {
     const { token } = await signIn();
     const other = await signIn();
     const inRange = [
-      await failedEvent(token, T0.getTime() - 3 * HOUR),
-      await failedEvent(token, T0.getTime() - 2 * HOUR),
+      (await failedEvent(token, T0.getTime() - 3 * HOUR)).eventId,
+      (await failedEvent(token, T0.getTime() - 2 * HOUR)).eventId,
     ];
-    const tooEarly = await failedEvent(token, T0.getTime() - 10 * HOUR);
-    const othersEvent = await failedEvent(other.token, T0.getTime() - 2 * HOUR);
-    const sentIds = queued();
+    const tooEarly = (await failedEvent(token, T0.getTime() - 10 * HOUR)).eventId;
+    const othersEvent = (await failedEvent(other.token, T0.getTime() - 2 * HOUR)).eventId;
+    const sentIds = queuedEventIds();
     const body = { from: iso(T0.getTime() - 5 * HOUR), to: iso(T0.getTime()) };
 
     const res = await call("POST", REPLAY, { token, body });
@@ -63,7 +48,7 @@ describe("POST /financing/v1/notifications/replay", () => {
   it("answers a retry with the same Idempotency-Key from the first call, sending nothing again", async () => {
     const { token } = await signIn();
     await failedEvent(token, T0.getTime() - HOUR);
-    const sentIds = queued();
+    const sentIds = queuedEventIds();
     const request = { token, body: { from: iso(T0.getTime() - 2 * HOUR) }, headers: { "Idempotency-Key": "replay-1" } };
     const first = await call("POST", REPLAY, request);
     const again = await call("POST", REPLAY, request);
@@ -82,7 +67,7 @@ describe("POST /financing/v1/notifications/replay", () => {
     )
       .bind(app.id, partner.id, T0.getTime() - HOUR)
       .run();
-    const sentIds = queued();
+    const sentIds = queuedEventIds();
     const body = { from: iso(T0.getTime() - 2 * HOUR) };
     expect(await json(await call("POST", REPLAY, { token, body }))).toEqual({ replayed: 10_000, more: true });
     vi.setSystemTime(T0.getTime() + MINUTE);
@@ -94,7 +79,7 @@ describe("POST /financing/v1/notifications/replay", () => {
     const { token } = await signIn();
     const other = await signIn();
     await failedEvent(token, T0.getTime() - HOUR);
-    const sentIds = queued();
+    const sentIds = queuedEventIds();
     const body = { from: iso(T0.getTime() - 2 * HOUR) };
     expect((await call("POST", REPLAY, { token, body })).status).toBe(202);
 
@@ -120,7 +105,7 @@ describe("POST /financing/v1/notifications/replay", () => {
     )
       .bind(app.id, partner.id, T0.getTime() - HOUR, T0.getTime() - HOUR)
       .run();
-    const sentIds = queued();
+    const sentIds = queuedEventIds();
     const body = { status: "DELIVERED", from: iso(T0.getTime() - 2 * HOUR) };
     const replayed: number[] = [];
     for (let call5 = 0; call5 < 5; call5++) {

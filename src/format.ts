@@ -1,4 +1,6 @@
 /**
+ * Money as the pages (the gateway's and the console's) show it.
+ *
  * One formatter per currency, built once (building one costs far more than formatting). Only the
  * currencies we finance reach a page, but the cache does not rely on that: past 32 it drops the oldest.
  */
@@ -7,7 +9,7 @@ const MAX_FORMATTERS = 32;
 
 /**
  * Integer minor units → a display amount with its currency, always two decimals (CONTRACT 1 keeps
- * money in minor units; the page is read by a customer, not parsed by a program).
+ * money in minor units; a page is read by people, not parsed by a program).
  */
 export function formatMoney(amount: number, currency: string): string {
   let formatter = formatters.get(currency);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatMoney } from "../../src/gateway/format";
+import { formatMoney } from "../src/format";
 
 const plain = (text: string) => text.replace(/[\u00a0\u202f]/g, " ");
 

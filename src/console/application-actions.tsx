@@ -1,0 +1,111 @@
+/**
+ * POST /console/applications/:applicationId/{refund,cancel,send,extend}, and resending one event.
+ *
+ * An action takes two posts. The first (the application page's form) asks: the domain plans it on the
+ * application as it is, without writing, and either refuses in words or shows what confirming will do,
+ * with a one-time token in the confirming form. The second confirms: it runs the same plan through
+ * changeApplication (the API's one write path), once per token, through the API's idempotency store: a
+ * double-click or a form sent again answers the first answer and does nothing more.
+ */
+import { Hono } from "hono";
+import { changeApplication } from "../applications/change-application";
+import { session } from "../auth/require-session";
+import { now } from "../clock";
+import { type Aggregate, loadAggregate } from "../db/applications";
+import { database } from "../db/client";
+import type { Problem } from "../domain/result";
+import type { HonoEnv } from "../env";
+import { changeServices } from "../http/application-change";
+import { resendEvent } from "../notifications/redelivery";
+import { ACTIONS, isActionName, preview, refusalInWords } from "./actions";
+import { APPLICATION_PATH, applicationPage, applicationPath } from "./application";
+import { errorPage } from "./errors";
+import { onceForForm, onceToken } from "./forms";
+import { FormTokens, page, signedIn } from "./layout";
+
+function refusal(heading: string, problems: readonly Problem[], current: Aggregate) {
+  return { kind: "refused" as const, heading, lines: problems.map((p) => refusalInWords(p, current)) };
+}
+
+export const applicationActions = new Hono<HonoEnv>()
+  .post(`${APPLICATION_PATH}/:action{[a-z]+}`, async (c) => {
+    const { applicationId, action: name } = c.req.param();
+    if (!isActionName(name)) return errorPage(c, "not_found");
+    const action = ACTIONS[name];
+    const form = c.get("form");
+    const cfg = c.var.config;
+    const { partnerId } = session(c);
+    const token = form.get("once");
+    const planner = action.planner(form, cfg);
+    if (typeof planner === "string") {
+      return applicationPage(c, applicationId, { kind: "refused", heading: `${action.title}: ${planner}` }, 422);
+    }
+
+    if (token === null) {
+      // Asking: what would happen now, or why it cannot.
+      const current = await loadAggregate(database(c.env), partnerId, applicationId);
+      if (!current) return errorPage(c, "not_found");
+      const plan = preview(planner, current, cfg);
+      if (!plan.ok)
+        return applicationPage(c, applicationId, refusal(`${action.title}: refused`, plan.problems, current), 422);
+      return page(
+        c,
+        signedIn(c, action.confirm, "applications"),
+        <section>
+          <h1>{action.confirm}?</h1>
+          {action.describe(form, current, plan.value, cfg).map((line) => (
+            <p>{line}</p>
+          ))}
+          <form method="post" action={`${applicationPath(applicationId)}/${name}`}>
+            <FormTokens csrf={c.get("csrfToken")} once={onceToken()} />
+            {action.fields.map((field) => (
+              <input type="hidden" name={field} value={form.get(field) ?? ""} />
+            ))}
+            <div class="actions">
+              <button type="submit" class={action.danger ? "danger" : "primary"}>
+                {action.confirm}
+              </button>
+              <a href={applicationPath(applicationId)}>Back without changing anything</a>
+            </div>
+          </form>
+        </section>,
+      );
+    }
+
+    return onceForForm(c, async () => {
+      const result = await changeApplication(changeServices(c), partnerId, applicationId, planner);
+      if (result.outcome === "not_found") return errorPage(c, "not_found");
+      if (result.outcome === "refused") {
+        return applicationPage(
+          c,
+          applicationId,
+          refusal(`${action.title}: refused`, result.problems, result.current),
+          422,
+        );
+      }
+      return c.redirect(`${applicationPath(applicationId)}?done=${name}`, 303);
+    });
+  })
+  .post(`${APPLICATION_PATH}/notifications/:eventId/resend`, async (c) => {
+    const { applicationId, eventId } = c.req.param();
+    return onceForForm(c, async () => {
+      const result = await resendEvent(c.env, session(c).partnerId, applicationId, eventId, now());
+      if (result.outcome === "not_found") return errorPage(c, "not_found");
+      if (result.outcome === "too_soon") {
+        c.header("Retry-After", String(result.retryAfter));
+        return applicationPage(
+          c,
+          applicationId,
+          {
+            kind: "refused",
+            heading: "Not sent again yet",
+            lines: [
+              `This notification was delivered and already sent again within the hour. It can be sent again in ${Math.ceil(result.retryAfter / 60)} minutes.`,
+            ],
+          },
+          429,
+        );
+      }
+      return c.redirect(`${applicationPath(applicationId)}?done=resend#event-${eventId}`, 303);
+    });
+  });

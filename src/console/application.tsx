@@ -1,0 +1,442 @@
+/**
+ * GET /console/applications/:applicationId: one application as support reads it: state, ids, the
+ * customer's payment page, dates; its money; its lines, refunds and documents; every event with every
+ * delivery attempt; and the actions the domain allows now. Another partner's application is not found.
+ */
+import { type Context, Hono } from "hono";
+import { gatewayUrl } from "../auth/gateway-token";
+import { session } from "../auth/require-session";
+import { keysetPage } from "../collections/keyset";
+import { applicationEvents, applicationNotificationsCollection } from "../collections/notifications";
+import { applicationRefunds, refundsCollection } from "../collections/refunds";
+import { type Aggregate, loadAggregate } from "../db/applications";
+import { database } from "../db/client";
+import { type AttemptRow, attemptsOf } from "../db/events";
+import type { EventRow } from "../db/schema";
+import { CANCEL_REASONS } from "../domain/application-state";
+import { ledgerOf, refundableAmount } from "../domain/ledger";
+import type { HonoEnv } from "../env";
+import { ACTIONS, type ActionName, type ConsoleAction, preview, refusalInWords } from "./actions";
+import { errorPage } from "./errors";
+import { onceToken } from "./forms";
+import {
+  customerEmail,
+  customerName,
+  FormTokens,
+  Money,
+  type Notice,
+  NoticeBox,
+  page,
+  StateBadge,
+  signedIn,
+  Time,
+  typeName,
+} from "./layout";
+
+export const APPLICATION_PATH = "/console/applications/:applicationId";
+export const applicationPath = (id: string) => `/console/applications/${id}`;
+
+/** Events shown on the page; an application with more is read on from the notifications page. */
+const EVENTS_SHOWN = 100;
+const REFUNDS_SHOWN = 100;
+
+const DONE: Record<string, string> = {
+  ...Object.fromEntries(Object.entries(ACTIONS).map(([name, action]) => [name, action.done])),
+  resend: "The notification was put back in delivery: its new attempts appear below.",
+};
+
+function ActionForm(props: { name: ActionName; action: ConsoleAction; current: Aggregate; csrf: string }) {
+  const { name, action, current, csrf } = props;
+  const id = current.application.id;
+  return (
+    <form method="post" action={`${applicationPath(id)}/${name}`} class="card" aria-labelledby={`action-${name}`}>
+      <h3 id={`action-${name}`}>{action.title}</h3>
+      <FormTokens csrf={csrf} />
+      {name === "refund" ? (
+        <>
+          <div class="field">
+            <label for="refund-amount">
+              Amount ({current.application.currency})
+              <span class="hint">
+                At most{" "}
+                <Money
+                  amount={refundableAmount(ledgerOf(current.application, current.lines))}
+                  currency={current.application.currency}
+                />
+              </span>
+            </label>
+            <input id="refund-amount" name="amount" inputmode="decimal" autocomplete="off" required maxlength={20} />
+          </div>
+          <div class="field">
+            <label for="refund-reason">Reason (optional)</label>
+            <input id="refund-reason" name="reason" maxlength={500} />
+          </div>
+        </>
+      ) : null}
+      {name === "cancel" ? (
+        <>
+          <div class="field">
+            <label for="cancel-reason">Reason</label>
+            <select id="cancel-reason" name="reason">
+              {CANCEL_REASONS.map((reason) => (
+                <option value={reason} selected={reason === "APPLICATION_CANCELLED_OTHER"}>
+                  {reason}
+                </option>
+              ))}
+            </select>
+          </div>
+          <div class="field">
+            <label for="cancel-note">Note (optional)</label>
+            <input id="cancel-note" name="note" maxlength={500} />
+          </div>
+        </>
+      ) : null}
+      <button type="submit">{action.ask}</button>
+    </form>
+  );
+}
+
+/** Each action's form where the domain allows it now, else the domain's reason in words. */
+function Actions({ c, current }: { c: Context<HonoEnv>; current: Aggregate }) {
+  const cfg = c.var.config;
+  const offered = (Object.entries(ACTIONS) as [ActionName, ConsoleAction][]).filter(
+    // Extending is offered only to an application with a deadline.
+    ([name]) => name !== "extend" || current.application.expiresAt !== null,
+  );
+  return (
+    <section aria-labelledby="actions">
+      <h2 id="actions">Actions</h2>
+      <div class="grid">
+        {offered.map(([name, action]) => {
+          const planner = action.planner(undefined, cfg);
+          const plan = typeof planner === "string" ? undefined : preview(planner, current, cfg);
+          return plan?.ok ? (
+            <ActionForm name={name} action={action} current={current} csrf={c.get("csrfToken")} />
+          ) : (
+            <div class="card">
+              <h3>{action.title}</h3>
+              <p class="muted">Not possible now: {plan ? refusalInWords(plan.problems[0]!, current) : planner}</p>
+            </div>
+          );
+        })}
+      </div>
+    </section>
+  );
+}
+
+function Timeline(props: { c: Context<HonoEnv>; events: EventRow[]; attempts: AttemptRow[]; more: boolean }) {
+  const { c, events, attempts, more } = props;
+  const timeZone = c.var.config.SERVICE_TIMEZONE;
+  return (
+    <section aria-labelledby="events">
+      <h2 id="events">Events and their notifications</h2>
+      {events.length === 0 ? <p>No events yet.</p> : null}
+      <ol class="timeline">
+        {events.map((event) => {
+          const mine = attempts.filter((a) => a.eventId === event.id);
+          return (
+            <li id={`event-${event.id}`}>
+              <div class="event">
+                <strong>
+                  <Time at={event.occurredAt} timeZone={timeZone} seconds />
+                </strong>
+                <span class="code">{event.type}</span>
+                <StateBadge state={event.state} reason={event.stateReason} />
+                <span>
+                  Delivery: <span class={`state ${event.status}`}>{event.status}</span>
+                </span>
+                {event.status === "PENDING" && event.nextAttemptAt !== null ? (
+                  <span class="muted">
+                    next attempt <Time at={event.nextAttemptAt} timeZone={timeZone} seconds />
+                  </span>
+                ) : null}
+              </div>
+              {event.failureReason ? <p class="muted">Failed: {event.failureReason}</p> : null}
+              {mine.length === 0 ? (
+                <p class="muted">No delivery attempt yet.</p>
+              ) : (
+                <div class="scroll">
+                  <table>
+                    <caption class="muted">Delivery attempts of event {event.sequence}</caption>
+                    <thead>
+                      <tr>
+                        <th scope="col">Attempted</th>
+                        <th scope="col">HTTP status</th>
+                        <th scope="col" class="num">
+                          Duration
+                        </th>
+                        <th scope="col">Error</th>
+                      </tr>
+                    </thead>
+                    <tbody>
+                      {mine.map((attempt) => (
+                        <tr>
+                          <td>
+                            <Time at={attempt.attemptedAt} timeZone={timeZone} seconds />
+                          </td>
+                          <td>{attempt.httpStatus ?? "–"}</td>
+                          <td class="num">{attempt.durationMs} ms</td>
+                          <td>{attempt.error ?? ""}</td>
+                        </tr>
+                      ))}
+                    </tbody>
+                  </table>
+                </div>
+              )}
+              <form method="post" action={`${applicationPath(event.applicationId)}/notifications/${event.id}/resend`}>
+                <FormTokens csrf={c.get("csrfToken")} once={onceToken()} />
+                <button type="submit" aria-label={`Resend event ${event.sequence}`}>
+                  Resend
+                </button>
+              </form>
+            </li>
+          );
+        })}
+      </ol>
+      {more ? (
+        <p>
+          Older events are listed on the{" "}
+          <a href={`/console/notifications?applicationId=${encodeURIComponent(events[0]?.applicationId ?? "")}`}>
+            notifications page
+          </a>
+          .
+        </p>
+      ) : null}
+    </section>
+  );
+}
+
+/**
+ * The page of the signed-in partner's application, with a notice (what was just done, or refused), or
+ * the not-found page.
+ */
+export async function applicationPage(
+  c: Context<HonoEnv>,
+  applicationId: string,
+  notice?: Notice,
+  status: 200 | 422 | 429 = 200,
+) {
+  const db = database(c.env);
+  const { partnerId } = session(c);
+  const whole = { sort: [], filter: [] };
+  const [current, refunds, events] = await Promise.all([
+    loadAggregate(db, partnerId, applicationId),
+    keysetPage(db, refundsCollection, applicationRefunds(applicationId), { ...whole, limit: REFUNDS_SHOWN }),
+    keysetPage(db, applicationNotificationsCollection, applicationEvents(applicationId), {
+      ...whole,
+      limit: EVENTS_SHOWN,
+    }),
+  ]);
+  // The refunds and events were read by the application's id alone: shown only once it proved the partner's.
+  if (!current || !refunds.ok || !events.ok) return errorPage(c, "not_found");
+  const attempts = await attemptsOf(
+    db,
+    events.value.rows.map((e) => e.id),
+  );
+  const cfg = c.var.config;
+  const timeZone = cfg.SERVICE_TIMEZONE;
+  const app = current.application;
+  const ledger = ledgerOf(app, current.lines);
+  const currency = app.currency;
+  const baseUrl = cfg.PUBLIC_BASE_URL ?? new URL(c.req.url).origin;
+
+  return page(
+    c,
+    signedIn(c, `Order ${app.orderDetails.number}`, "applications"),
+    <>
+      <p>
+        <a href="/console/applications">← Applications</a>
+      </p>
+      <h1>Order {app.orderDetails.number}</h1>
+      <NoticeBox notice={notice} />
+      <section aria-labelledby="summary">
+        <h2 id="summary">Summary</h2>
+        <dl class="facts">
+          <dt>State</dt>
+          <dd>
+            <StateBadge state={app.state} reason={app.stateReason} />
+          </dd>
+          {app.cancelReason ? (
+            <>
+              <dt>Cancelled because</dt>
+              <dd class="code">
+                {app.cancelReason}
+                {app.customCancelReason ? ` (${app.customCancelReason})` : ""}
+              </dd>
+            </>
+          ) : null}
+          <dt>Type</dt>
+          <dd>{typeName(app.type)}</dd>
+          <dt>Customer</dt>
+          <dd>
+            {customerName(app.customer)}, {customerEmail(app.customer)}
+          </dd>
+          <dt>Application id</dt>
+          <dd class="code">{app.id}</dd>
+          <dt>Variable symbols</dt>
+          <dd class="code">{(app.orderDetails.variableSymbols ?? []).join(", ") || "–"}</dd>
+          <dt>Created</dt>
+          <dd>
+            <Time at={app.createdAt} timeZone={timeZone} />
+          </dd>
+          <dt>Last changed</dt>
+          <dd>
+            <Time at={app.updatedAt} timeZone={timeZone} />
+          </dd>
+          <dt>Deadline</dt>
+          <dd>
+            {app.expiresAt === null ? (
+              "none"
+            ) : (
+              <>
+                <Time at={app.expiresAt} timeZone={timeZone} />{" "}
+                <span class="muted">
+                  {app.state === "PROCESSING" ? "(for the customer to decide)" : "(goods not sent by then lapse)"}
+                </span>
+              </>
+            )}
+          </dd>
+          <dt>Customer's payment page</dt>
+          <dd class="code">{await gatewayUrl(baseUrl, cfg.AUTH_PEPPER, app.id)}</dd>
+        </dl>
+      </section>
+      <section aria-labelledby="money">
+        <h2 id="money">Money</h2>
+        <dl class="money">
+          <div>
+            <dt>Approved</dt>
+            <dd id="money-approved">
+              <Money amount={ledger.approved} currency={currency} />
+            </dd>
+          </div>
+          <div>
+            <dt>Financed</dt>
+            <dd id="money-financed">
+              <Money amount={ledger.financed} currency={currency} />
+            </dd>
+          </div>
+          <div>
+            <dt>Refunded</dt>
+            <dd id="money-refunded">
+              <Money amount={ledger.refunded} currency={currency} />
+            </dd>
+          </div>
+          <div>
+            <dt>Refundable</dt>
+            <dd id="money-refundable">
+              <Money amount={refundableAmount(ledger)} currency={currency} />
+            </dd>
+          </div>
+        </dl>
+      </section>
+      <Actions c={c} current={current} />
+      <section aria-labelledby="lines">
+        <h2 id="lines">Order lines</h2>
+        <div class="scroll">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Item</th>
+                <th scope="col" class="num">
+                  Qty
+                </th>
+                <th scope="col" class="num">
+                  Total
+                </th>
+                <th scope="col">State</th>
+                <th scope="col">Sent</th>
+                <th scope="col">Delivered</th>
+              </tr>
+            </thead>
+            <tbody>
+              {current.lines.map((line) => (
+                <tr>
+                  <td>
+                    {line.name}
+                    <br />
+                    <span class="muted code">{line.code}</span>
+                  </td>
+                  <td class="num">{line.quantity}</td>
+                  <td class="num">
+                    <Money amount={line.totalPriceAmount} currency={currency} />
+                  </td>
+                  <td>
+                    <span class={`state ${line.state}`}>{line.state}</span>
+                  </td>
+                  <td>{line.sentDate ?? "–"}</td>
+                  <td>{line.deliveryDate ?? "–"}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </section>
+      <section aria-labelledby="refunds">
+        <h2 id="refunds">Refunds</h2>
+        {refunds.value.rows.length === 0 ? (
+          <p>No refunds.</p>
+        ) : (
+          <div class="scroll">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Created</th>
+                  <th scope="col" class="num">
+                    Amount
+                  </th>
+                  <th scope="col">Origin</th>
+                  <th scope="col">Reason</th>
+                  <th scope="col">Variable symbol</th>
+                </tr>
+              </thead>
+              <tbody>
+                {refunds.value.rows.map((refund) => (
+                  <tr>
+                    <td>
+                      <Time at={refund.createdAt} timeZone={timeZone} />
+                    </td>
+                    <td class="num">
+                      <Money amount={refund.amount} currency={refund.currency} />
+                    </td>
+                    <td>{refund.origin}</td>
+                    <td>{refund.reason ?? ""}</td>
+                    <td class="code">{refund.variableSymbol ?? ""}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+      <section aria-labelledby="documents">
+        <h2 id="documents">Documents</h2>
+        {current.documents.length === 0 ? (
+          <p>No documents.</p>
+        ) : (
+          <ul>
+            {current.documents.map((document) => (
+              <li>
+                <a href={`${applicationPath(app.id)}/documents/${document.id}`} download>
+                  {document.filename}
+                </a>{" "}
+                <span class="muted">
+                  {document.type}
+                  {document.description ? `: ${document.description}` : ""}
+                </span>
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+      <Timeline c={c} events={events.value.rows} attempts={attempts} more={events.value.hasMoreAfter} />
+    </>,
+    status,
+  );
+}
+
+export const applicationDetail = new Hono<HonoEnv>().get(APPLICATION_PATH, (c) => {
+  const done = c.req.query("done");
+  const notice: Notice | undefined =
+    done && Object.hasOwn(DONE, done) ? { kind: "done", heading: DONE[done]! } : undefined;
+  return applicationPage(c, c.req.param("applicationId"), notice);
+});

@@ -1,0 +1,96 @@
+/**
+ * The console's failures as pages: the reader is a partner's person with a browser, so the status is the
+ * contract's but the body is HTML, never the API's JSON envelope.
+ */
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { HonoEnv } from "../env";
+import { ApiError } from "../http/errors";
+import { logForRequest } from "../http/log";
+import { isTransient, retryAfterSeconds } from "../transient";
+import { page } from "./layout";
+
+const PAGES = {
+  bad_request: {
+    status: 400,
+    heading: "This request could not be handled",
+    message: "Please go back and use the console's own forms.",
+  },
+  form_expired: {
+    status: 403,
+    heading: "This form has expired",
+    message: "The form was not sent from this console session. Please open the page again and repeat what you did.",
+  },
+  https_required: { status: 403, heading: "HTTPS is required", message: "Please open the console over https://." },
+  not_found: { status: 404, heading: "Not found", message: "There is no such page or application in your console." },
+  in_progress: {
+    status: 409,
+    heading: "Still working on it",
+    message: "The same form is being handled already. Please open the page again in a moment.",
+  },
+  unprocessable: {
+    status: 422,
+    heading: "This could not be done",
+    message: "Please open the page again and check what you asked for.",
+  },
+  too_many: { status: 429, heading: "Too many requests", message: "Please wait a moment and try again." },
+  server_error: { status: 500, heading: "Something went wrong", message: "Please try again in a moment." },
+  unavailable: { status: 503, heading: "We are busy for a moment", message: "Please try again in a few seconds." },
+} as const;
+
+export type ErrorPageName = keyof typeof PAGES;
+
+export function errorPage(c: Context<HonoEnv>, name: ErrorPageName, detail: readonly string[] = []) {
+  const { status, heading, message } = PAGES[name];
+  // Only a fault of ours gets a reference: it is what support needs to find the log line.
+  const reference = status === 500 ? c.get("requestId") : undefined;
+  return page(
+    c,
+    { title: heading },
+    <section>
+      <h1>{heading}</h1>
+      <p>{message}</p>
+      {detail.map((line) => (
+        <p>{line}</p>
+      ))}
+      {reference ? <p class="muted">Reference: {reference}</p> : null}
+      <p>
+        <a href="/console/applications">Back to the console</a>
+      </p>
+    </section>,
+    status,
+  );
+}
+
+/** The page of each of the API's errors that can reach the console (its middleware's, the idempotency store's). */
+const PAGE_OF_STATUS: Record<number, ErrorPageName> = {
+  403: "https_required",
+  404: "not_found",
+  409: "in_progress",
+  422: "unprocessable",
+  429: "too_many",
+};
+
+/**
+ * Errors thrown under /console: raised by the app's middleware (the quota, HTTPS) or inside a handler.
+ * Client faults keep their 4xx as a page, a transient failure of the platform is 503 with Retry-After,
+ * anything else is logged and 500.
+ */
+export function consoleError(err: Error, c: Context<HonoEnv>) {
+  if (err instanceof ApiError && err.status < 500) {
+    for (const [name, value] of Object.entries(err.headers)) c.header(name, value);
+    return errorPage(
+      c,
+      PAGE_OF_STATUS[err.status] ?? "bad_request",
+      (err.errors ?? []).map((e) => e.message),
+    );
+  }
+  if (err instanceof HTTPException && err.status < 500) return errorPage(c, "bad_request");
+  if (isTransient(err)) {
+    logForRequest(c, "warn", "transient failure, answered 503", err);
+    c.header("Retry-After", String(retryAfterSeconds(err)));
+    return errorPage(c, "unavailable");
+  }
+  logForRequest(c, "error", "request failed, answered 500", err);
+  return errorPage(c, "server_error");
+}

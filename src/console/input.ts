@@ -1,0 +1,54 @@
+/**
+ * Reading what people type into the console's forms: amounts as written, and dates and times on the
+ * service's wall clock (the one its pages show).
+ */
+import { formatDateTime } from "../clock";
+
+/**
+ * "150", "150.5", "1 234,50" → minor units; null when it is not an amount of at most two decimals.
+ * (Both currencies the service finances have two.)
+ */
+export function parseAmount(text: string): number | null {
+  const match = /^(\d{1,13})(?:[.,](\d{1,2}))?$/.exec(text.replace(/[\s\u00a0\u202f]/g, ""));
+  if (!match) return null;
+  return Number(match[1]) * 100 + Number((match[2] ?? "").padEnd(2, "0"));
+}
+
+/** The offset of `timeZone` from UTC at the instant, in milliseconds. */
+function offsetMs(at: number, timeZone: string): number {
+  const offset = formatDateTime(at, timeZone).slice(19);
+  const sign = offset.startsWith("-") ? -1 : 1;
+  return sign * (Number(offset.slice(1, 3)) * 60 + Number(offset.slice(4, 6))) * 60_000;
+}
+
+/**
+ * `YYYY-MM-DD` or `YYYY-MM-DDThh:mm` (what date and datetime-local inputs send) as an instant on the
+ * wall clock of `timeZone`; null when it is neither. Read with the offset of the instant itself, so a
+ * time near a daylight-saving change lands on the right side of it.
+ */
+export function wallClockInstant(text: string, timeZone: string): number | null {
+  const match = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2}))?$/.exec(text);
+  if (!match) return null;
+  const [, year, month, day, hour = "0", minute = "0"] = match;
+  const wall = Date.UTC(Number(year), Number(month) - 1, Number(day), Number(hour), Number(minute));
+  // Date.UTC rolls 2026-02-30 over into March: a date that is not one reads back differently.
+  if (
+    new Date(wall).toISOString().slice(0, 16) !==
+    `${year}-${month}-${day}T${hour.padStart(2, "0")}:${minute.padStart(2, "0")}`
+  ) {
+    return null;
+  }
+  const guess = wall - offsetMs(wall, timeZone);
+  return wall - offsetMs(guess, timeZone);
+}
+
+const DAY_MS = 86_400_000;
+
+/** The instant a day ends on the service's clock (the next day's start), for "to" dates that include the day. */
+export function endOfDay(text: string, timeZone: string): number | null {
+  const start = wallClockInstant(text, timeZone);
+  if (start === null) return null;
+  // The next day's date, on the wall clock (a day is not always 24 hours long).
+  const next = new Date(Date.parse(`${text}T00:00:00Z`) + DAY_MS).toISOString().slice(0, 10);
+  return wallClockInstant(next, timeZone);
+}

@@ -1,0 +1,54 @@
+import { describe, expect, it } from "vitest";
+import { createPartner } from "../support/api";
+import { ConsoleBrowser, signedInBrowser } from "../support/console";
+
+const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+describe("the console", () => {
+  it("answers every page, redirect and error with its CSP, never stored, never framed", async () => {
+    const partner = await createPartner();
+    const browser = await signedInBrowser(partner);
+    const answers = await Promise.all(
+      [
+        "/console",
+        "/console/sign-in",
+        "/console/applications",
+        "/console/notifications",
+        "/console/nowhere",
+        "/console/applications/x/y/z",
+      ].map(async (path) => ({ path, res: await browser.get(path) })),
+    );
+    answers.push({ path: "signed out", res: await new ConsoleBrowser().get("/console/applications") });
+    for (const { path, res } of answers) {
+      expect({
+        path,
+        csp: res.headers.get("Content-Security-Policy"),
+        cache: res.headers.get("Cache-Control"),
+      }).toEqual({
+        path,
+        csp: CSP,
+        cache: "no-store",
+      });
+      expect(res.headers.get("X-Frame-Options")).toMatch(/^(DENY|SAMEORIGIN)$/);
+    }
+    expect(CSP).not.toContain("unsafe-inline");
+  });
+
+  it("answers an unknown page as an HTML 404, not the API's JSON", async () => {
+    const browser = await signedInBrowser(await createPartner());
+    const res = await browser.get("/console/nowhere");
+    expect(res.status).toBe(404);
+    expect(res.headers.get("Content-Type")).toMatch(/^text\/html/);
+    expect(res.text).toContain("Not found");
+  });
+
+  it("loads nothing but its own style sheet, icon and (on one page) script, and no inline script", async () => {
+    const res = await new ConsoleBrowser().get("/console/sign-in");
+    const sources = [...res.html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
+    expect(sources.filter((s) => !s.startsWith("/console/") && s !== "#main")).toEqual([]);
+    expect(res.html).not.toMatch(/<script(?![^>]*\ssrc=)/);
+    expect(res.html).not.toMatch(/\son[a-z]+=/);
+    expect(res.html).not.toContain("style=");
+  });
+});

@@ -1,0 +1,536 @@
+/**
+ * `npm run test:e2e`: the partner console through a real browser against `wrangler dev` (the stack of
+ * test/e2e/harness.ts, with three partners).
+ *
+ * One scenario walks a whole support case as a merchant's support person would, with the mouse: sign
+ * in, find the application by its order number, read its money, mark the order sent and see that
+ * notification delivered, refund part of it (with a double-click), resend an event, rotate the signing
+ * secret and copy it, sign out, and go back: nothing private shows. Another does the first steps with
+ * the keyboard alone. The others are refused: a form without its CSRF token, another partner's
+ * application, a customer's name that is markup, the sixth wrong password, a session ended on the server.
+ *
+ * Every page visited is checked as it is shown: axe-core finds no serious or critical violation, it
+ * fits a 375 px screen without scrolling sideways, it weighs under 100 KB with all it loads, and it asks
+ * nothing of any other origin (such requests are refused and fail the scenario). The walk's screenshots
+ * are written to SCREENSHOT_DIR (`npm run screenshots:console` writes docs/console/, which the README
+ * shows), else to a temporary folder.
+ */
+import assert from "node:assert/strict";
+import { mkdirSync, mkdtempSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import AxeBuilder from "@axe-core/playwright";
+import type { BrowserContext, Page } from "playwright-core";
+import { Webhook } from "standardwebhooks";
+import type { Credentials } from "../../scripts/lib";
+import {
+  applicationBody,
+  eventually,
+  NOTIFICATION_TIMEOUT_MS,
+  newCredentials,
+  runScenarios,
+  type Stack,
+} from "./harness";
+
+const MAX_PAGE_BYTES = 100 * 1024;
+const NARROW = 375;
+const screenshots = process.env.SCREENSHOT_DIR ?? mkdtempSync(path.join(tmpdir(), "console-screenshots-"));
+mkdirSync(screenshots, { recursive: true });
+
+const main = newCredentials("e2e-console");
+const other = newCredentials("e2e-other");
+const locked = newCredentials("e2e-locked");
+
+interface World extends Stack {
+  token: string;
+  /** The support case: an approved application of the main partner, and its order number. */
+  applicationId: string;
+  orderNumber: string;
+  /** An application of the main partner whose customer's name is markup. */
+  markupId: string;
+}
+
+/** What every page visited measured. */
+interface PageReport {
+  name: string;
+  bytes: number;
+  violations: Record<string, number>;
+  fitsNarrow: boolean;
+}
+const reports: PageReport[] = [];
+
+const plain = (text: string) =>
+  text
+    .replace(/[\u00a0\u202f]/g, " ")
+    .replace(/\s+/g, " ")
+    .trim();
+
+// ---------------------------------------------------------------------------------------------------
+// The browser, watched.
+
+/** Anything the pages do that they must not: ask another origin, open a dialog, throw. */
+interface Watch {
+  elsewhere: string[];
+  dialogs: string[];
+  errors: string[];
+}
+
+async function openContext(world: World): Promise<{ context: BrowserContext; page: Page; watch: Watch }> {
+  const context = await world.browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const origin = world.service.origin;
+  await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin });
+  const watch: Watch = { elsewhere: [], dialogs: [], errors: [] };
+  await context.route(
+    (url) => url.origin !== origin,
+    (route) => {
+      watch.elsewhere.push(route.request().url());
+      return route.abort();
+    },
+  );
+  const page = await context.newPage();
+  page.on("dialog", (dialog) => {
+    watch.dialogs.push(dialog.message());
+    void dialog.dismiss();
+  });
+  page.on("pageerror", (error) => watch.errors.push(error.message));
+  // Every page load fetches all it needs, so that its weight is all of it.
+  await (await context.newCDPSession(page)).send("Network.setCacheDisabled", { cacheDisabled: true });
+  return { context, page, watch };
+}
+
+function assertQuiet(watch: Watch) {
+  assert.deepEqual(watch.elsewhere, [], "no request to any other origin");
+  assert.deepEqual(watch.dialogs, [], "no dialog opened");
+  assert.deepEqual(watch.errors, [], "no script error");
+}
+
+/**
+ * Checks the page shown now: axe-core (no serious or critical violation), its weight with everything it
+ * loaded, a 375 px screen; and takes its screenshot when it has a name for one.
+ */
+async function inspect(page: Page, name: string, screenshot?: string) {
+  await page.waitForLoadState("load");
+  const results = await new AxeBuilder({ page }).analyze();
+  const violations: Record<string, number> = {};
+  for (const v of results.violations) violations[v.impact ?? "unknown"] = (violations[v.impact ?? "unknown"] ?? 0) + 1;
+  const grave = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+  assert.deepEqual(
+    grave.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).join("; ")})`),
+    [],
+    `${name}: no serious or critical accessibility violation`,
+  );
+  const bytes = await page.evaluate(() =>
+    [...performance.getEntriesByType("navigation"), ...performance.getEntriesByType("resource")].reduce(
+      (sum, entry) => sum + (entry as PerformanceResourceTiming).decodedBodySize,
+      0,
+    ),
+  );
+  assert.ok(bytes > 0 && bytes < MAX_PAGE_BYTES, `${name}: ${bytes} bytes with all it loads, under ${MAX_PAGE_BYTES}`);
+  if (screenshot) {
+    await page.screenshot({
+      path: path.join(screenshots, `${screenshot}.png`),
+      fullPage: true,
+      mask: [page.locator(".secret")],
+    });
+  }
+  const size = page.viewportSize()!;
+  await page.setViewportSize({ width: NARROW, height: 800 });
+  const width = await page.evaluate(() => document.documentElement.scrollWidth);
+  if (screenshot === "application") {
+    await page.screenshot({ path: path.join(screenshots, "application-375.png"), mask: [page.locator(".secret")] });
+  }
+  await page.setViewportSize(size);
+  assert.ok(width <= NARROW, `${name}: fits ${NARROW} px (its content is ${width} px wide)`);
+  reports.push({ name, bytes, violations, fitsNarrow: width <= NARROW });
+}
+
+async function signIn(page: Page, origin: string, credentials: Credentials) {
+  await page.goto(`${origin}/console/sign-in`);
+  await page.getByLabel("User name").fill(credentials.username);
+  await page.getByLabel("Password").fill(credentials.password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.waitForURL((url) => url.pathname === "/console/applications");
+}
+
+const text = async (page: Page, selector = "main") => plain(await page.locator(selector).innerText());
+
+// ---------------------------------------------------------------------------------------------------
+// The scenarios.
+
+async function supportCase(world: World): Promise<void> {
+  const { service, shop, applicationId, orderNumber } = world;
+  const origin = service.origin;
+  const { context, page, watch } = await openContext(world);
+  try {
+    // Signed out, the console sends the browser to sign in.
+    await page.goto(`${origin}/console/applications`);
+    assert.equal(new URL(page.url()).pathname, "/console/sign-in");
+    await inspect(page, "sign-in", "sign-in");
+    await page.getByLabel("User name").fill(main.username);
+    await page.getByLabel("Password").fill(main.password);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.waitForURL((url) => url.pathname === "/console/applications");
+
+    // Find the application by its order number.
+    await page.getByRole("searchbox", { name: /^Search/ }).fill(orderNumber);
+    await page.getByRole("button", { name: "Search" }).click();
+    await page.waitForURL((url) => url.searchParams.get("q") === orderNumber);
+    assert.equal(await page.locator("tbody tr").count(), 1, "one application found");
+    assert.match(
+      await text(page, "tbody tr"),
+      /Jana Nováková jana\.novakova@example\.com Pay later CZK 1,001\.00 READY READY_TO_SHIP/,
+    );
+    await inspect(page, "applications", "applications");
+
+    // Open it and read its money.
+    await page.getByRole("link", { name: orderNumber }).click();
+    await page.waitForURL((url) => url.pathname === `/console/applications/${applicationId}`);
+    const money = async () =>
+      Object.fromEntries(
+        await Promise.all(
+          ["approved", "financed", "refunded", "refundable"].map(async (m) => [m, await text(page, `#money-${m}`)]),
+        ),
+      );
+    assert.deepEqual(await money(), {
+      approved: "CZK 1,001.00",
+      financed: "CZK 1,001.00",
+      refunded: "CZK 0.00",
+      refundable: "CZK 1,001.00",
+    });
+    await inspect(page, "application", "application");
+
+    // Mark the whole order sent; its notification is delivered to the shop, and the page shows it.
+    await page.getByRole("button", { name: "Mark order sent…" }).click();
+    await page.waitForURL((url) => url.pathname.endsWith("/send"));
+    assert.match(await text(page), /Mark every item of order .+ not yet sent as sent today/);
+    await inspect(page, "confirmation", "confirmation");
+    await page.getByRole("button", { name: "Confirm: the order is sent" }).click();
+    await page.waitForURL((url) => url.searchParams.get("done") === "send");
+    assert.match(await text(page, "#notice"), /The whole order is marked sent\./);
+    await eventually("the READY_SHIPPED notification at the shop", NOTIFICATION_TIMEOUT_MS, () =>
+      shop.notifications(applicationId).find((n) => JSON.parse(n.body).stateReason === "READY_SHIPPED"),
+    );
+    await eventually("its delivery on the page", NOTIFICATION_TIMEOUT_MS, async () => {
+      await page.reload();
+      const shipped = page.locator("li", { hasText: "READY_SHIPPED" });
+      return /Delivery: DELIVERED/.test(await shipped.innerText()) && /\b204\b/.test(await shipped.innerText())
+        ? true
+        : undefined;
+    });
+
+    // Refund part of it, confirming with a double-click: one refund, shown with the money.
+    await page.getByLabel(/^Amount/).fill("100.10");
+    await page.getByLabel("Reason (optional)").fill("scratched case");
+    await page.getByRole("button", { name: "Refund…" }).click();
+    await page.waitForURL((url) => url.pathname.endsWith("/refund"));
+    assert.match(await text(page), /Refund CZK 100\.10 of order/);
+    await page.getByRole("button", { name: "Confirm refund" }).dblclick();
+    await page.waitForURL((url) => url.searchParams.get("done") === "refund");
+    assert.match(await text(page, "#notice"), /The refund was created\./);
+    assert.deepEqual(await money(), {
+      approved: "CZK 1,001.00",
+      financed: "CZK 1,001.00",
+      refunded: "CZK 100.10",
+      refundable: "CZK 900.90",
+    });
+    assert.match(await text(page, "section:has(#refunds)"), /CZK 100\.10 REFUND scratched case/);
+    const refunds = await service.call(
+      "GET",
+      `/financing/v1/applications/${applicationId}/refunds`,
+      undefined,
+      world.token,
+    );
+    assert.deepEqual(
+      (refunds.data as { totalPrice: { amount: number } }[]).map((r) => r.totalPrice.amount),
+      [10010],
+      "a double-click refunded once",
+    );
+
+    // Resend the READY notification: the shop receives it again, and the page shows the new attempt.
+    const readyAtShop = () =>
+      shop.notifications(applicationId).filter((n) => JSON.parse(n.body).stateReason === "READY_TO_SHIP");
+    const before = readyAtShop().length;
+    const ready = page.locator("li", { hasText: "READY_TO_SHIP" });
+    await ready.getByRole("button", { name: /Resend/ }).click();
+    await page.waitForURL((url) => url.searchParams.get("done") === "resend");
+    await eventually("the READY notification again at the shop", NOTIFICATION_TIMEOUT_MS, () =>
+      readyAtShop().length > before ? true : undefined,
+    );
+    await eventually("its second attempt on the page", NOTIFICATION_TIMEOUT_MS, async () => {
+      await page.reload();
+      return (await page.locator("li", { hasText: "READY_TO_SHIP" }).locator("tbody tr").count()) >= 2
+        ? true
+        : undefined;
+    });
+
+    // Rotate the signing secret: shown once, copied with the button, never in the address.
+    await page.getByRole("link", { name: "Notifications" }).click();
+    await page.waitForURL((url) => url.pathname === "/console/notifications");
+    await inspect(page, "notifications", "notifications");
+    await page.getByRole("button", { name: "Rotate signing secret" }).click();
+    await page.waitForURL((url) => url.pathname === "/console/notification-secret/rotate");
+    const secret = await page.getByLabel("New signing secret").inputValue();
+    assert.match(secret, /^whsec_[A-Za-z0-9+/]{43}=$/);
+    assert.ok(!page.url().includes(secret.slice(6, 20)), "the secret is not in the address");
+    await page.getByRole("button", { name: "Copy" }).click();
+    await eventually("the copy's confirmation", 5_000, async () =>
+      (await text(page, "#new-secret-status")) === "Copied." ? true : undefined,
+    );
+    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), secret);
+    await inspect(page, "new secret", "new-secret");
+    // The next notification verifies with the new secret (the previous one signs beside it for 24 hours).
+    await page.goto(`${origin}/console/applications/${applicationId}`);
+    const shipped = () =>
+      shop.notifications(applicationId).filter((n) => JSON.parse(n.body).stateReason === "READY_SHIPPED");
+    const sent = shipped().length;
+    await page
+      .locator("li", { hasText: "READY_SHIPPED" })
+      .getByRole("button", { name: /Resend/ })
+      .click();
+    const resent = await eventually("READY_SHIPPED sent again", NOTIFICATION_TIMEOUT_MS, () => shipped()[sent]);
+    const headers = Object.fromEntries(
+      ["webhook-id", "webhook-timestamp", "webhook-signature"].map((h) => [h, String(resent.headers[h])]),
+    );
+    new Webhook(secret).verify(resent.body, headers);
+
+    // Sign out; going back shows nothing private, only the sign-in.
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.waitForURL((url) => url.pathname === "/console/sign-in");
+    await page.goBack();
+    await page.waitForLoadState("load");
+    const shown = await text(page, "body");
+    assert.equal(new URL(page.url()).pathname, "/console/sign-in", "back lands on sign-in");
+    assert.ok(!shown.includes(orderNumber) && !shown.includes("Refundable"), "nothing private is shown");
+    assertQuiet(watch);
+  } finally {
+    await context.close();
+  }
+}
+
+/** Tabs until the focused element matches, as a keyboard user would (at most 40 presses). */
+async function tabTo(page: Page, what: string, focused: () => boolean) {
+  for (let i = 0; i < 40; i++) {
+    await page.keyboard.press("Tab");
+    if (await page.evaluate(focused)) return;
+  }
+  throw new Error(`could not reach ${what} with Tab`);
+}
+
+async function keyboardOnly(world: World): Promise<void> {
+  const { context, page, watch } = await openContext(world);
+  try {
+    await page.goto(`${world.service.origin}/console/sign-in`);
+    await tabTo(page, "the user name", () => document.activeElement?.id === "username");
+    await page.keyboard.type(main.username);
+    await page.keyboard.press("Tab");
+    assert.equal(await page.evaluate(() => document.activeElement?.id), "password");
+    await page.keyboard.type(main.password);
+    await page.keyboard.press("Enter");
+    await page.waitForURL((url) => url.pathname === "/console/applications");
+    await tabTo(page, "the search box", () => document.activeElement?.id === "q");
+    await page.keyboard.type(world.orderNumber);
+    await page.keyboard.press("Enter");
+    await page.waitForURL((url) => url.searchParams.get("q") === world.orderNumber);
+    await tabTo(page, "the order's link", () =>
+      (document.activeElement?.getAttribute("href") ?? "").startsWith("/console/applications/"),
+    );
+    assert.equal(await page.evaluate(() => document.activeElement?.textContent), world.orderNumber);
+    await page.keyboard.press("Enter");
+    await page.waitForURL((url) => url.pathname === `/console/applications/${world.applicationId}`);
+    assertQuiet(watch);
+  } finally {
+    await context.close();
+  }
+}
+
+async function refusesFormWithoutCsrfToken(world: World): Promise<void> {
+  const { context, page, watch } = await openContext(world);
+  try {
+    await signIn(page, world.service.origin, other);
+    await page.getByRole("link", { name: "Notifications" }).click();
+    assert.match(await text(page, "section:has(#secret)"), /Only the current secret signs now\./);
+    await page.evaluate(() => {
+      for (const input of Array.from(document.querySelectorAll('input[name="csrf"]'))) input.remove();
+    });
+    const answer = page.waitForResponse((res) => res.url().endsWith("/console/notification-secret/rotate"));
+    await page.getByRole("button", { name: "Rotate signing secret" }).click();
+    assert.equal((await answer).status(), 403);
+    assert.match(await text(page), /This form has expired/);
+    await inspect(page, "form expired (403)");
+    await page.goto(`${world.service.origin}/console/notifications`);
+    assert.match(
+      await text(page, "section:has(#secret)"),
+      /Only the current secret signs now\./,
+      "nothing was rotated",
+    );
+    assertQuiet(watch);
+  } finally {
+    await context.close();
+  }
+}
+
+async function refusesAnotherPartnersApplication(world: World): Promise<void> {
+  const { context, page, watch } = await openContext(world);
+  try {
+    await signIn(page, world.service.origin, other);
+    const res = await page.goto(`${world.service.origin}/console/applications/${world.applicationId}`);
+    assert.equal(res?.status(), 404);
+    const shown = await text(page);
+    assert.match(shown, /Not found/);
+    assert.ok(!shown.includes(world.orderNumber), "nothing of the application is shown");
+    await inspect(page, "not found (404)");
+    assertQuiet(watch);
+  } finally {
+    await context.close();
+  }
+}
+
+async function showsMarkupAsText(world: World): Promise<void> {
+  const { context, page, watch } = await openContext(world);
+  try {
+    await signIn(page, world.service.origin, main);
+    for (const path of ["/console/applications", `/console/applications/${world.markupId}`]) {
+      await page.goto(`${world.service.origin}${path}`);
+      assert.ok((await text(page)).includes("<img src=x onerror=alert(1)>"), `${path}: the name shows as text`);
+      assert.equal(await page.locator("main img").count(), 0, `${path}: no image element`);
+    }
+    assertQuiet(watch);
+  } finally {
+    await context.close();
+  }
+}
+
+async function refusesSixthWrongPassword(world: World): Promise<void> {
+  const { context, page, watch } = await openContext(world);
+  try {
+    const attempt = async (password: string) => {
+      await page.goto(`${world.service.origin}/console/sign-in`);
+      await page.getByLabel("User name").fill(locked.username);
+      await page.getByLabel("Password").fill(password);
+      await page.getByRole("button", { name: "Sign in" }).click();
+      await page.waitForLoadState("load");
+      return text(page);
+    };
+    for (let i = 1; i <= 5; i++) assert.match(await attempt(`wrong-${i}`), /The user name or password is wrong\./);
+    assert.match(
+      await attempt(locked.password),
+      /Too many failed sign-ins/,
+      "the sixth is refused, the right password too",
+    );
+    await inspect(page, "sign-in refused (429)");
+    assert.ok(!(await context.cookies()).some((c) => c.name.includes("console-session")), "no session");
+    assertQuiet(watch);
+  } finally {
+    await context.close();
+  }
+}
+
+async function refusesEndedSession(world: World): Promise<void> {
+  const first = await openContext(world);
+  const second = await openContext(world);
+  try {
+    await signIn(first.page, world.service.origin, main);
+    const session = (await first.context.cookies()).find((c) => c.name === "console-session");
+    assert.ok(session, "a session cookie");
+    await first.page.getByRole("button", { name: "Sign out" }).click();
+    await first.page.waitForURL((url) => url.pathname === "/console/sign-in");
+    // The cookie kept and sent again (a copy, another tab): the session ended on the server.
+    await second.context.addCookies([session]);
+    await second.page.goto(`${world.service.origin}/console/applications`);
+    assert.equal(new URL(second.page.url()).pathname, "/console/sign-in");
+    assertQuiet(first.watch);
+    assertQuiet(second.watch);
+  } finally {
+    await first.context.close();
+    await second.context.close();
+  }
+}
+
+async function everyPageChecked(): Promise<void> {
+  const names = reports.map((r) => r.name);
+  for (const name of ["sign-in", "applications", "application", "confirmation", "notifications", "new secret"]) {
+    assert.ok(names.includes(name), `${name} was checked`);
+  }
+  console.log("  page                      bytes  axe violations (impact)  fits 375 px");
+  for (const r of reports) {
+    const found =
+      Object.entries(r.violations)
+        .map(([impact, n]) => `${n} ${impact}`)
+        .join(", ") || "none";
+    console.log(
+      `  ${r.name.padEnd(24)} ${String(r.bytes).padStart(6)}  ${found.padEnd(23)}  ${r.fitsNarrow ? "yes" : "no"}`,
+    );
+  }
+  for (const file of [
+    "sign-in",
+    "applications",
+    "application",
+    "application-375",
+    "confirmation",
+    "notifications",
+    "new-secret",
+  ]) {
+    assert.ok(statSync(path.join(screenshots, `${file}.png`)).size > 0, `${file}.png was written`);
+  }
+  console.log(`  screenshots: ${screenshots}`);
+}
+
+const SCENARIOS = [
+  [
+    "a support case: sign in, find by order number, read the money, mark sent (its notification delivered), refund part (double-click, once), resend, rotate and copy the secret, sign out, back shows nothing",
+    supportCase,
+  ],
+  ["keyboard only: sign in, search, open the application", keyboardOnly],
+  ["refused: a form posted without its CSRF token (403, nothing rotated)", refusesFormWithoutCsrfToken],
+  ["refused: another partner's application (a 404 page)", refusesAnotherPartnersApplication],
+  ["refused: a customer name of <img src=x onerror=alert(1)> shows as text and runs nothing", showsMarkupAsText],
+  ["refused: the sixth wrong password (even right, it waits)", refusesSixthWrongPassword],
+  ["refused: a session ended on the server, its cookie sent again", refusesEndedSession],
+  ["every page: no serious or critical axe violation, fits 375 px, under 100 KB, nothing elsewhere", everyPageChecked],
+] as const;
+
+/** The support case's application, approved by its customer at the gateway in the browser. */
+async function approvedApplication(stack: Stack, token: string, orderNumber: string, fullName = "Jana Nováková") {
+  const created = await stack.service.call(
+    "POST",
+    "/financing/v1/applications",
+    applicationBody(stack.shop, "DEFERRED_PAYMENT", orderNumber, {
+      fullName,
+      agreed: true,
+      variableSymbols: ["2026000123"],
+    }),
+    token,
+  );
+  const page = await stack.browser.newPage();
+  try {
+    await page.goto(created.gatewayRedirectUrl as string);
+    await Promise.all([
+      page.waitForURL((url) => url.pathname === "/approved"),
+      page.locator('button[name="action"][value="confirm"]').click(),
+    ]);
+  } finally {
+    await page.close();
+  }
+  return created.id as string;
+}
+
+process.exit(
+  await runScenarios(
+    [main, other, locked],
+    async (stack): Promise<World> => {
+      const login = await stack.service.call("POST", "/authentication/v1/partner", {
+        username: main.username,
+        password: main.password,
+      });
+      const token = login.accessToken as string;
+      const orderNumber = `SUP-${Date.now()}`;
+      const applicationId = await approvedApplication(stack, token, orderNumber);
+      await eventually("the READY notification at the shop", NOTIFICATION_TIMEOUT_MS, () =>
+        stack.shop.notifications(applicationId).find((n) => JSON.parse(n.body).state === "READY"),
+      );
+      const markupId = await approvedApplication(stack, token, `XSS-${Date.now()}`, "<img src=x onerror=alert(1)>");
+      return { ...stack, token, applicationId, orderNumber, markupId };
+    },
+    SCENARIOS,
+  ),
+);
