@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
@@ -9,31 +9,52 @@ fixVitestPoolWorkers();
 
 const migrations = await readD1Migrations(path.join(import.meta.dirname, "migrations"));
 
+/** An import or re-export with `from`, a dynamic import, or an import for its effect alone. */
+const IMPORT = /^\s*(?:import|export)\b[^;]*?\bfrom\s+"([^"]+)"|\bimport\(\s*"([^"]+)"\s*\)|^\s*import\s+"([^"]+)"/gm;
+
+/** The modules a source file imports (without `withTypes`, not those it imports types from alone). */
+function importsOf(file: string, withTypes = false): string[] {
+  return [...readFileSync(file, "utf8").matchAll(IMPORT)]
+    .filter(([statement]) => withTypes || !/^\s*(?:import|export)\s+type\b/.test(statement))
+    .map(([, from, dynamic, effect]) => (from ?? dynamic ?? effect)!);
+}
+
+/** The file a relative import names (`./x` is x.ts, x.tsx or x/index.ts), if it is one of ours. */
+function resolveImport(from: string, name: string): string | undefined {
+  const base = path.join(path.dirname(from), name.replace(/\?raw$/, ""));
+  return [base, `${base}.ts`, `${base}.tsx`, path.join(base, "index.ts")].find(
+    (candidate) => existsSync(candidate) && statSync(candidate).isFile(),
+  );
+}
+
+/** Whether a module's imports, followed through this repository's own modules, reach no `cloudflare:*` module. */
+function runsInNode(file: string, seen = new Set<string>()): boolean {
+  if (seen.has(file) || !/\.tsx?$/.test(file)) return true;
+  seen.add(file);
+  return importsOf(file).every((name) => {
+    if (name.startsWith("cloudflare:")) return false;
+    const module = name.startsWith(".") ? resolveImport(file, name) : undefined;
+    return module === undefined || runsInNode(module, seen);
+  });
+}
+
+const TEST_FILES = readdirSync("test", { recursive: true, encoding: "utf8" })
+  .filter((file) => file.endsWith(".test.ts") && !file.startsWith("e2e/"))
+  .map((file) => path.join("test", file));
+
 /**
- * Two projects; where a new test file goes:
- * - "node" (plain Node, milliseconds a file): a test whose imports reach no `cloudflare:*` module,
- *   directly or through a helper. The domain and other pure rules, tested with plain values; of
- *   test/support, domain.ts, application-request.ts, order-sequences.ts and hostile-urls.ts are pure,
- *   api.ts, factories.ts and the others are not. A pure test under test/domain/ is found by the glob
- *   below; a pure test elsewhere is listed here by name.
- * - "workers" (workerd, one runtime per vitest worker, an empty database per file): everything else,
- *   that is whatever needs a binding, SELF, the Worker's entry point or the runtime's own behaviour.
- * Node cannot load `cloudflare:*`, so a runtime test listed here by mistake fails at once; a pure test
- * left to "workers" passes, only slower.
+ * Two projects, and the imports decide which one runs a test file:
+ * - "node" (plain Node, milliseconds a file): a test whose imports, followed through src/ and
+ *   test/support/, reach no `cloudflare:*` module. The domain and other pure rules, tested with plain
+ *   values.
+ * - "workers" (workerd, one runtime per vitest worker, an empty database per file): every other test,
+ *   that is whatever needs a binding, SELF, the Worker's entry point or the runtime's own behaviour
+ *   (import from `cloudflare:*` to be run there).
+ * So a new pure test never waits for a runtime, and a pure helper that starts to use a binding takes
+ * its tests to workerd with it.
  */
-const NODE_TESTS = [
-  // Not *.api.test.ts: those replay the domain's rules through the API, so the Worker and D1 run them.
-  "test/domain/**/!(*.api).test.ts",
-  "test/auth/gateway-token.test.ts",
-  "test/clock.test.ts",
-  "test/config.test.ts",
-  "test/console/input.test.ts",
-  "test/db/compiler/index.test.ts",
-  "test/format.test.ts",
-  "test/http/security-headers.test.ts",
-  "test/log.test.ts",
-  "test/notifications/message.test.ts",
-];
+const NODE_TESTS = TEST_FILES.filter((file) => runsInNode(file));
+
 /**
  * Every package (and subpath) that src/ and test/ import, for vitest to bundle once per run with
  * esbuild, as wrangler's build does, instead of each workerd loading zod, hono and Drizzle module by
@@ -42,13 +63,11 @@ const NODE_TESTS = [
  */
 function importedPackages(): string[] {
   const found = new Set(["hono/jsx/jsx-runtime"]); // what tsconfig's jsxImportSource imports unwritten
-  const specifier = /^\s*(?:import|export)\b[^;]*?\bfrom\s+"([^".][^"]*)"|\bimport\(\s*"([^".][^"]*)"\s*\)/gm;
   for (const dir of ["src", "test"]) {
     for (const file of readdirSync(dir, { recursive: true, encoding: "utf8" })) {
       if (!/\.tsx?$/.test(file) || file.startsWith("e2e/")) continue;
-      for (const [, from, dynamic] of readFileSync(path.join(dir, file), "utf8").matchAll(specifier)) {
-        const name = from ?? dynamic!;
-        if (!/^(cloudflare|node):|^vitest(\/|$)/.test(name)) found.add(name);
+      for (const name of importsOf(path.join(dir, file), true)) {
+        if (!/^(\.|cloudflare:|node:)|^vitest(\/|$)/.test(name)) found.add(name);
       }
     }
   }
