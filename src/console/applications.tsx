@@ -7,7 +7,7 @@
 import { Hono } from "hono";
 import { session } from "../auth/require-session";
 import { formatDateTime } from "../clock";
-import { applicationSearchCollection } from "../collections/application-search";
+import { applicationSearchCollection, searchScope } from "../collections/application-search";
 import { partnerScope } from "../collections/applications";
 import { keysetPage } from "../collections/keyset";
 import { filterParameter } from "../collections/links";
@@ -92,15 +92,17 @@ export const applicationsList = new Hono<HonoEnv>().get(PATH, async (c) => {
   // The API's own parameters, read by the API's own parser: one set of rules for what a list accepts.
   const parameters = new URLSearchParams({ sort: query.sort });
   if (terms.length > 0) parameters.set("filter", filterParameter(terms));
-  const request = parsePageRequest(applicationSearchCollection, `${url.origin}${PATH}?${parameters}`, {
+  const partnerId = session(c).partnerId;
+  const collection = applicationSearchCollection(partnerId);
+  const scope = query.q ? searchScope(partnerId) : partnerScope(partnerId);
+  const request = parsePageRequest(collection, `${url.origin}${PATH}?${parameters}`, {
     limit: PAGE_SIZE,
     after: cursor("after"),
     before: cursor("before"),
   });
-  const partnerId = session(c).partnerId;
   const found =
     request.ok && problems.length === 0
-      ? await keysetPage(database(c.env), applicationSearchCollection, partnerScope(partnerId), request.value)
+      ? await keysetPage(database(c.env), collection, scope, request.value)
       : undefined;
   const refused: Problem[] = [...(request.ok ? [] : request.problems), ...(found && !found.ok ? found.problems : [])];
   const rows = found?.ok ? found.value.rows.map(aggregateOf) : [];
