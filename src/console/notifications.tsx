@@ -12,7 +12,7 @@ import { filterParameter } from "../collections/links";
 import { DELIVERY_STATUSES, partnerEvents, partnerNotificationsCollection } from "../collections/notifications";
 import { parsePageRequest } from "../collections/query";
 import { database } from "../db/client";
-import { attemptsOf } from "../db/events";
+import { latestAttemptsOf } from "../db/events";
 import { signingSecretsOf } from "../db/partners";
 import { EVENT_TYPES } from "../domain/plan";
 import type { HonoEnv } from "../env";
@@ -78,7 +78,8 @@ async function deliveryLog(c: Context<HonoEnv>, query: Query) {
     before: url.searchParams.get("before") || undefined,
   });
   if (!request.ok) problems.push(...request.problems.map((p) => p.message));
-  if (problems.length > 0 || !request.ok) return { problems, rows: [], attempts: [], paging: undefined };
+  const nothing = { rows: [], attempts: [], counts: new Map<string, number>(), paging: undefined };
+  if (problems.length > 0 || !request.ok) return { problems, ...nothing };
   const db = database(c.env);
   const found = await keysetPage(
     db,
@@ -86,12 +87,14 @@ async function deliveryLog(c: Context<HonoEnv>, query: Query) {
     partnerEvents(session(c).partnerId),
     request.value,
   );
-  if (!found.ok) return { problems: found.problems.map((p) => p.message), rows: [], attempts: [], paging: undefined };
-  const attempts = await attemptsOf(
+  if (!found.ok) return { problems: found.problems.map((p) => p.message), ...nothing };
+  // The log shows each event's last attempt and how many there were.
+  const { attempts, counts } = await latestAttemptsOf(
     db,
     found.value.rows.map((r) => r.id),
+    1,
   );
-  return { problems, rows: found.value.rows, attempts, paging: found.value };
+  return { problems, rows: found.value.rows, attempts, counts, paging: found.value };
 }
 
 async function notificationsPage(c: Context<HonoEnv>, notice?: Notice, status: 200 | 400 | 422 | 429 = 200) {
@@ -179,8 +182,8 @@ async function notificationsPage(c: Context<HonoEnv>, notice?: Notice, status: 2
               </thead>
               <tbody>
                 {log.rows.map((event) => {
-                  const tried = log.attempts.filter((a) => a.eventId === event.id);
-                  const last = tried.at(-1);
+                  const last = log.attempts.find((a) => a.eventId === event.id);
+                  const tried = log.counts.get(event.id) ?? 0;
                   return (
                     <tr>
                       <td>
@@ -200,7 +203,7 @@ async function notificationsPage(c: Context<HonoEnv>, notice?: Notice, status: 2
                         <span class={`state ${event.status}`}>{event.status}</span>
                         <br />
                         <span class="muted">
-                          {tried.length} attempt{tried.length === 1 ? "" : "s"}
+                          {tried} attempt{tried === 1 ? "" : "s"}
                         </span>
                         {event.failureReason ? <div class="muted">{event.failureReason}</div> : null}
                       </td>
