@@ -71,8 +71,11 @@ describe("actions on an application", () => {
       expect(answer.status).toBe(303);
       expect(answer.location).toBe(`${page(id)}?done=refund`);
     }
-    // Again later (the back button, a reload): still the first answer, still one refund.
+    // The same confirmation again later (a browser resending it): still the first answer, still one refund.
     expect((await browser.post(`${page(id)}/refund`, fields)).headers.get("Idempotent-Replayed")).toBe("true");
+    // A confirmation page shown anew (a reload, the back button: the ask is posted again) is a new form.
+    const anew = await ask(browser, id, "refund", { amount: "100" });
+    expect(formFields(anew.html, `${page(id)}/refund`).once).not.toBe(fields.once);
     expect(await countRows("refunds", "application_id = ?", id)).toBe(1);
     expect((await stored(id))!.refunded).toBe(10000);
     // The form's token is the partner's idempotency key: another session's key space is the partner's too.
