@@ -286,7 +286,8 @@ async function notificationsPage(c: Context<HonoEnv>, notice?: Notice, status: 2
         </section>
       </div>
     </>,
-    status,
+    // A filter that could not be read is the request's fault, as on the applications list.
+    status === 200 && log.problems.length > 0 ? 400 : status,
   );
 }
 

@@ -37,7 +37,7 @@ describe("/console/notifications", () => {
     expect(byApplication.html).not.toContain(failed.applicationId);
     expect(byApplication.html).toContain(pending.id);
     const invalid = await browser.get(`${PAGE}?from=yesterday`);
-    expect(invalid.status).toBe(200);
+    expect(invalid.status).toBe(400);
     expect(invalid.text).toContain("From must be a date such as 2026-11-23.");
   });
 
