@@ -38,8 +38,9 @@ const PAGE_SIZE = 20;
 const SORTS = {
   "-createdAt": "Newest first",
   createdAt: "Oldest first",
-  "-totalPrice": "Highest total first",
-  totalPrice: "Lowest total first",
+  // The API's totalPrice: the financed total (the lines not cancelled), the column the list shows.
+  "-totalPrice": "Highest financed total first",
+  totalPrice: "Lowest financed total first",
   orderNumber: "Order number",
 } as const;
 
@@ -189,7 +190,7 @@ export const applicationsList = new Hono<HonoEnv>().get(PATH, async (c) => {
                   <th scope="col">Customer</th>
                   <th scope="col">Type</th>
                   <th scope="col" class="num">
-                    Total
+                    Financed
                   </th>
                   <th scope="col">State</th>
                   <th scope="col">Deadline</th>

@@ -3,6 +3,7 @@ import { newId } from "../../src/ids";
 import { signIn } from "../support/api";
 import { signedInBrowser } from "../support/console";
 import { applicationRequest, createApplication, forceState } from "../support/factories";
+import { approvedWithTotal } from "../support/orders";
 
 const LIST = "/console/applications";
 
@@ -28,13 +29,13 @@ const orderNumbersShown = (html: string) =>
   [...html.matchAll(/<a href="\/console\/applications\/[^"]+">([^<]+)<\/a>/g)].map((m) => m[1]);
 
 describe("GET /console/applications", () => {
-  it("lists the partner's applications newest first, each with created, order, customer, type, total, state and deadline", async () => {
+  it("lists the partner's applications newest first, each with created, order, customer, type, financed total, state and deadline", async () => {
     const { browser, apps, tag } = await partnerWithApplications();
     const page = await browser.get(LIST);
     expect(page.status).toBe(200);
     expect(orderNumbersShown(page.html)).toEqual([`A-${tag}-3`, `A-${tag}-2`, `A-${tag}-1`]);
-    for (const heading of ["Created", "Order", "Customer", "Type", "Total", "State", "Deadline"]) {
-      expect(page.html).toContain(`<th scope="col"${heading === "Total" ? ' class="num"' : ""}>${heading}</th>`);
+    for (const heading of ["Created", "Order", "Customer", "Type", "Financed", "State", "Deadline"]) {
+      expect(page.html).toContain(`<th scope="col"${heading === "Financed" ? ' class="num"' : ""}>${heading}</th>`);
     }
     expect(page.text).toContain(`Jana Nováková third-${tag}@example.com Pay in three CZK 2,000.00 READY READY_TO_SHIP`);
     expect(page.text).toContain(
@@ -95,6 +96,24 @@ describe("GET /console/applications", () => {
     expect(orderNumbersShown(second.html)).toEqual([`P-${tag}-21`, `P-${tag}-22`]);
     expect(second.html).toContain('rel="prev"');
     expect(second.html).not.toContain('rel="next"');
+  });
+
+  it("sorts by the financed total it shows, and says so", async () => {
+    const { partner, token } = await signIn();
+    const ids = [
+      await approvedWithTotal(token, 150000),
+      await approvedWithTotal(token, 90000),
+      await approvedWithTotal(token, 300000),
+    ];
+    const page = await (await signedInBrowser(partner)).get(`${LIST}?sort=-totalPrice`);
+    const shown = [...page.html.matchAll(/<a href="\/console\/applications\/([0-9A-Z]{26})">/g)].map((m) => m[1]);
+    expect(shown).toEqual([ids[2], ids[0], ids[1]]);
+    expect([...page.text.matchAll(/CZK ([\d,.]+) READY/g)].map((m) => m[1])).toEqual([
+      "3,000.00",
+      "1,500.00",
+      "900.00",
+    ]);
+    expect(page.html).toContain('<option value="-totalPrice" selected="">Highest financed total first</option>');
   });
 
   it("shows a customer's name as text: markup in it is escaped, never run", async () => {
