@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished, vi } from "vitest";
 import { newId } from "../../src/ids";
 import { signIn } from "../support/api";
 import { signedInBrowser } from "../support/console";
@@ -68,12 +68,17 @@ describe("GET /console/applications", () => {
   });
 
   it("filters by state and by creation date, in the service's time zone", async () => {
+    // Late in the day on a fixed clock: "today" cannot turn into tomorrow while the test runs.
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(Date.parse("2027-03-01T23:30:00Z"));
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
     const { browser, tag } = await partnerWithApplications();
     expect(orderNumbersShown((await browser.get(`${LIST}?state=READY`)).html)).toEqual([`A-${tag}-3`]);
-    const today = new Date().toISOString().slice(0, 10);
-    const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
-    expect(orderNumbersShown((await browser.get(`${LIST}?from=${today}&to=${today}`)).html)).toHaveLength(3);
-    expect(orderNumbersShown((await browser.get(`${LIST}?from=${tomorrow}`)).html)).toEqual([]);
+    expect(orderNumbersShown((await browser.get(`${LIST}?from=2027-03-01&to=2027-03-01`)).html)).toHaveLength(3);
+    expect(orderNumbersShown((await browser.get(`${LIST}?to=2027-02-28`)).html)).toEqual([]);
+    expect(orderNumbersShown((await browser.get(`${LIST}?from=2027-03-02`)).html)).toEqual([]);
     const invalid = await browser.get(`${LIST}?from=2026-02-30`);
     expect(invalid.status).toBe(400);
     expect(invalid.text).toContain("Created from must be a date such as 2026-11-23.");
