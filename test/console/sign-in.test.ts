@@ -117,7 +117,13 @@ describe("the console's sign-in", () => {
       expect((await browser.signIn({ username: `nobody-${i}-${address}`, password: "wrong" })).status).toBe(400);
     }
     const partner = await createPartner();
-    expect((await browser.signIn(partner)).status).toBe(429);
+    const refused = await browser.signIn(partner);
+    expect(refused.status).toBe(429);
+    // This user name never failed: the page blames no user name.
+    expect(refused.text).toMatch(
+      /Signing in is paused after too many failed attempts\. Please try again in \d+ minutes?\./,
+    );
+    expect(refused.text).not.toContain("paused for this user name");
   });
 
   it("refuses a sign-in form posted without its CSRF token, or with another browser's", async () => {
