@@ -6,7 +6,6 @@
  */
 import { Hono } from "hono";
 import { session } from "../auth/require-session";
-import { formatDateTime } from "../clock";
 import { applicationSearchCollection, searchScope } from "../collections/application-search";
 import { partnerScope } from "../collections/applications";
 import { keysetPage } from "../collections/keyset";
@@ -18,7 +17,7 @@ import { APPLICATION_STATES } from "../domain/application-state";
 import { ledgerOf } from "../domain/ledger";
 import type { Problem } from "../domain/result";
 import type { HonoEnv } from "../env";
-import { endOfDay, wallClockInstant } from "./input";
+import { dateRangeTerms } from "./input";
 import {
   customerEmail,
   customerName,
@@ -68,20 +67,10 @@ function queryOf(url: URL): Query {
 /** The API's filter terms of the form's fields, or what is wrong with a date. */
 function filterTerms(query: Query, timeZone: string) {
   const terms: { name: string; operator: "eq" | "gteq" | "lt"; values: string[] }[] = [];
-  const problems: string[] = [];
   if (query.q) terms.push({ name: "search", operator: "eq", values: [query.q] });
   if (query.state) terms.push({ name: "state", operator: "eq", values: [query.state] });
-  const bound = (text: string, label: string, instant: (text: string, timeZone: string) => number | null) => {
-    if (!text) return undefined;
-    const at = instant(text, timeZone);
-    if (at === null) problems.push(`${label} must be a date such as 2026-11-23.`);
-    return at === null ? undefined : formatDateTime(at, timeZone);
-  };
-  const from = bound(query.from, "Created from", wallClockInstant);
-  const to = bound(query.to, "Created to", endOfDay);
-  if (from) terms.push({ name: "createdAt", operator: "gteq", values: [from] });
-  if (to) terms.push({ name: "createdAt", operator: "lt", values: [to] });
-  return { terms, problems };
+  const created = dateRangeTerms("createdAt", query, { from: "Created from", to: "Created to" }, timeZone);
+  return { terms: [...terms, ...created.terms], problems: created.problems };
 }
 
 export const applicationsList = new Hono<HonoEnv>().get(PATH, async (c) => {

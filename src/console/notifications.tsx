@@ -6,7 +6,7 @@
  */
 import { type Context, Hono } from "hono";
 import { session } from "../auth/require-session";
-import { formatDateTime, now } from "../clock";
+import { now } from "../clock";
 import { keysetPage } from "../collections/keyset";
 import { filterParameter } from "../collections/links";
 import { DELIVERY_STATUSES, partnerEvents, partnerNotificationsCollection } from "../collections/notifications";
@@ -20,7 +20,7 @@ import { MAX_REPLAY, REPLAY_INTERVAL_SECONDS, replay } from "../notifications/re
 import { rotateSigningSecret } from "../notifications/rotation";
 import { applicationPath } from "./application";
 import { onceForForm, onceToken } from "./forms";
-import { endOfDay, wallClockInstant } from "./input";
+import { dateRangeTerms, wallClockInstant } from "./input";
 import { FormTokens, type Notice, NoticeBox, Paging, page, StateBadge, shownTime, signedIn, Time } from "./layout";
 
 const PATH = "/console/notifications";
@@ -55,20 +55,13 @@ function queryOf(url: URL): Query {
 /** The delivery log as the API lists it, newest first, filtered by the form's fields. */
 async function deliveryLog(c: Context<HonoEnv>, query: Query) {
   const timeZone = c.var.config.SERVICE_TIMEZONE;
-  const problems: string[] = [];
   const terms: { name: string; operator: "eq" | "gteq" | "lt"; values: string[] }[] = [];
   if (query.status) terms.push({ name: "status", operator: "eq", values: [query.status] });
   if (query.eventType) terms.push({ name: "eventType", operator: "eq", values: [query.eventType] });
   if (query.applicationId) terms.push({ name: "applicationId", operator: "eq", values: [query.applicationId] });
-  for (const [text, operator, label, instant] of [
-    [query.from, "gteq", "From", wallClockInstant],
-    [query.to, "lt", "To", endOfDay],
-  ] as const) {
-    if (!text) continue;
-    const at = instant(text, timeZone);
-    if (at === null) problems.push(`${label} must be a date such as 2026-11-23.`);
-    else terms.push({ name: "occurredAt", operator, values: [formatDateTime(at, timeZone)] });
-  }
+  const occurred = dateRangeTerms("occurredAt", query, { from: "From", to: "To" }, timeZone);
+  terms.push(...occurred.terms);
+  const problems = occurred.problems;
   const url = new URL(c.req.url);
   const parameters = new URLSearchParams({ sort: "-id" });
   if (terms.length > 0) parameters.set("filter", filterParameter(terms));

@@ -82,6 +82,10 @@ describe("GET /console/applications", () => {
     const invalid = await browser.get(`${LIST}?from=2026-02-30`);
     expect(invalid.status).toBe(400);
     expect(invalid.text).toContain("Created from must be a date such as 2026-11-23.");
+    // A date and time where a date belongs is refused in words too, not a 500.
+    const withTime = await browser.get(`${LIST}?to=2026-11-23T10:00`);
+    expect(withTime.status).toBe(400);
+    expect(withTime.text).toContain("Created to must be a date such as 2026-11-23.");
   });
 
   it("sorts as asked and pages with cursors, keeping the search", async () => {

@@ -39,6 +39,9 @@ describe("/console/notifications", () => {
     const invalid = await browser.get(`${PAGE}?from=yesterday`);
     expect(invalid.status).toBe(400);
     expect(invalid.text).toContain("From must be a date such as 2026-11-23.");
+    const withTime = await browser.get(`${PAGE}?to=2026-11-23T10:00`);
+    expect(withTime.status).toBe(400);
+    expect(withTime.text).toContain("To must be a date such as 2026-11-23.");
   });
 
   it("shows each event's number of delivery attempts and its last one", async () => {
