@@ -46,7 +46,7 @@ const EVENTS_SHOWN = 50;
 const ATTEMPTS_SHOWN = 5;
 const REFUNDS_SHOWN = 100;
 /** The latest first, so the page holds the latest; it lists them in the order they happened. */
-const LATEST = (column: SQLiteColumn) => ({ sort: [{ name: "id", column, descending: true }], filter: [] });
+const latestFirst = (column: SQLiteColumn) => ({ sort: [{ name: "id", column, descending: true }], filter: [] });
 
 const DONE: Record<string, string> = {
   ...Object.fromEntries(Object.entries(ACTIONS).map(([name, action]) => [name, action.done])),
@@ -239,11 +239,11 @@ export async function applicationPage(
   const [current, refunds, events] = await Promise.all([
     loadAggregate(db, partnerId, applicationId),
     keysetPage(db, refundsCollection, applicationRefunds(applicationId), {
-      ...LATEST(refundsCollection.sortable.id),
+      ...latestFirst(refundsCollection.sortable.id),
       limit: REFUNDS_SHOWN,
     }),
     keysetPage(db, applicationNotificationsCollection, applicationEvents(applicationId), {
-      ...LATEST(applicationNotificationsCollection.sortable.id),
+      ...latestFirst(applicationNotificationsCollection.sortable.id),
       limit: EVENTS_SHOWN,
     }),
   ]);

@@ -50,7 +50,7 @@ const PAGES = {
 
 export type ErrorPageName = keyof typeof PAGES;
 
-export function errorPage(c: Context<HonoEnv>, name: ErrorPageName, detail: readonly string[] = []) {
+export function errorPage(c: Context<HonoEnv>, name: ErrorPageName) {
   const { status, heading, message } = PAGES[name];
   // Only a fault of ours gets a reference: it is what support needs to find the log line.
   const reference = status === 500 ? c.get("requestId") : undefined;
@@ -60,9 +60,6 @@ export function errorPage(c: Context<HonoEnv>, name: ErrorPageName, detail: read
     <section>
       <h1>{heading}</h1>
       <p>{message}</p>
-      {detail.map((line) => (
-        <p>{line}</p>
-      ))}
       {reference ? <p class="muted">Reference: {reference}</p> : null}
       <p>
         <a href="/console/applications">Back to the console</a>
