@@ -3,6 +3,7 @@
  * customer's payment page, dates; its money; its lines, refunds and documents; every event with every
  * delivery attempt; and the actions the domain allows now. Another partner's application is not found.
  */
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { type Context, Hono } from "hono";
 import { gatewayUrl } from "../auth/gateway-token";
 import { session } from "../auth/require-session";
@@ -11,7 +12,7 @@ import { applicationEvents, applicationNotificationsCollection } from "../collec
 import { applicationRefunds, refundsCollection } from "../collections/refunds";
 import { type Aggregate, loadAggregate } from "../db/applications";
 import { database } from "../db/client";
-import { type AttemptRow, attemptsOf } from "../db/events";
+import { type AttemptRow, latestAttemptsOf } from "../db/events";
 import type { EventRow } from "../db/schema";
 import { CANCEL_REASONS } from "../domain/application-state";
 import { ledgerOf, refundableAmount } from "../domain/ledger";
@@ -36,9 +37,16 @@ import {
 export const APPLICATION_PATH = "/console/applications/:applicationId";
 export const applicationPath = (id: string) => `/console/applications/${id}`;
 
-/** Events shown on the page; an application with more is read on from the notifications page. */
-const EVENTS_SHOWN = 100;
+/**
+ * The latest events shown on the page (an application with more is read on from the notifications
+ * page); their ids bind the attempts' statement, so they stay under D1's 100 parameters.
+ */
+const EVENTS_SHOWN = 50;
+/** The latest attempts shown per event, with how many there were in all. */
+const ATTEMPTS_SHOWN = 5;
 const REFUNDS_SHOWN = 100;
+/** The latest first, so the page holds the latest; it lists them in the order they happened. */
+const latestFirst = (column: SQLiteColumn) => ({ sort: [{ name: "id", column, descending: true }], filter: [] });
 
 const DONE: Record<string, string> = {
   ...Object.fromEntries(Object.entries(ACTIONS).map(([name, action]) => [name, action.done])),
@@ -124,16 +132,32 @@ function Actions({ c, current }: { c: Context<HonoEnv>; current: Aggregate }) {
   );
 }
 
-function Timeline(props: { c: Context<HonoEnv>; events: EventRow[]; attempts: AttemptRow[]; more: boolean }) {
-  const { c, events, attempts, more } = props;
+function Timeline(props: {
+  c: Context<HonoEnv>;
+  applicationId: string;
+  events: EventRow[];
+  attempts: AttemptRow[];
+  counts: Map<string, number>;
+  more: boolean;
+}) {
+  const { c, applicationId, events, attempts, counts, more } = props;
   const timeZone = c.var.config.SERVICE_TIMEZONE;
   return (
     <section aria-labelledby="events">
       <h2 id="events">Events and their notifications</h2>
       {events.length === 0 ? <p>No events yet.</p> : null}
+      {more ? (
+        <p>
+          The latest {EVENTS_SHOWN} events are shown:{" "}
+          <a href={`/console/notifications?applicationId=${encodeURIComponent(applicationId)}`}>
+            earlier ones are on the notifications page
+          </a>
+        </p>
+      ) : null}
       <ol class="timeline">
         {events.map((event) => {
           const mine = attempts.filter((a) => a.eventId === event.id);
+          const total = counts.get(event.id) ?? 0;
           return (
             <li id={`event-${event.id}`}>
               <div class="event">
@@ -157,7 +181,10 @@ function Timeline(props: { c: Context<HonoEnv>; events: EventRow[]; attempts: At
               ) : (
                 <div class="scroll">
                   <table>
-                    <caption class="muted">Delivery attempts of event {event.sequence}</caption>
+                    <caption class="muted">
+                      Delivery attempts of event {event.sequence}
+                      {total > mine.length ? `: the latest ${mine.length} of ${total}` : ""}
+                    </caption>
                     <thead>
                       <tr>
                         <th scope="col">Attempted</th>
@@ -193,15 +220,6 @@ function Timeline(props: { c: Context<HonoEnv>; events: EventRow[]; attempts: At
           );
         })}
       </ol>
-      {more ? (
-        <p>
-          Older events are listed on the{" "}
-          <a href={`/console/notifications?applicationId=${encodeURIComponent(events[0]?.applicationId ?? "")}`}>
-            notifications page
-          </a>
-          .
-        </p>
-      ) : null}
     </section>
   );
 }
@@ -218,21 +236,25 @@ export async function applicationPage(
 ) {
   const db = database(c.env);
   const { partnerId } = session(c);
-  const whole = { sort: [], filter: [] };
   const [current, refunds, events] = await Promise.all([
     loadAggregate(db, partnerId, applicationId),
-    keysetPage(db, refundsCollection, applicationRefunds(applicationId), { ...whole, limit: REFUNDS_SHOWN }),
+    keysetPage(db, refundsCollection, applicationRefunds(applicationId), {
+      ...latestFirst(refundsCollection.sortable.id),
+      limit: REFUNDS_SHOWN,
+    }),
     keysetPage(db, applicationNotificationsCollection, applicationEvents(applicationId), {
-      ...whole,
+      ...latestFirst(applicationNotificationsCollection.sortable.id),
       limit: EVENTS_SHOWN,
     }),
   ]);
   // The refunds and events were read by the application's id alone: shown only once it proved the partner's.
   if (!current || !refunds.ok || !events.ok) return errorPage(c, "not_found");
-  const attempts = await attemptsOf(
+  const { attempts, counts } = await latestAttemptsOf(
     db,
     events.value.rows.map((e) => e.id),
+    ATTEMPTS_SHOWN,
   );
+  const refundRows = [...refunds.value.rows].reverse();
   const cfg = c.var.config;
   const timeZone = cfg.SERVICE_TIMEZONE;
   const app = current.application;
@@ -373,7 +395,13 @@ export async function applicationPage(
       </section>
       <section aria-labelledby="refunds">
         <h2 id="refunds">Refunds</h2>
-        {refunds.value.rows.length === 0 ? (
+        {refunds.value.hasMoreAfter ? (
+          <p>
+            The latest {REFUNDS_SHOWN} refunds are shown; the API lists every one (GET /financing/v1/applications/
+            {app.id}/refunds).
+          </p>
+        ) : null}
+        {refundRows.length === 0 ? (
           <p>No refunds.</p>
         ) : (
           <div class="scroll">
@@ -390,7 +418,7 @@ export async function applicationPage(
                 </tr>
               </thead>
               <tbody>
-                {refunds.value.rows.map((refund) => (
+                {refundRows.map((refund) => (
                   <tr>
                     <td>
                       <Time at={refund.createdAt} timeZone={timeZone} />
@@ -428,7 +456,14 @@ export async function applicationPage(
           </ul>
         )}
       </section>
-      <Timeline c={c} events={events.value.rows} attempts={attempts} more={events.value.hasMoreAfter} />
+      <Timeline
+        c={c}
+        applicationId={app.id}
+        events={[...events.value.rows].reverse()}
+        attempts={attempts}
+        counts={counts}
+        more={events.value.hasMoreAfter}
+      />
     </>,
     status,
   );

@@ -6,8 +6,7 @@
  */
 import { Hono } from "hono";
 import { session } from "../auth/require-session";
-import { formatDateTime } from "../clock";
-import { applicationSearchCollection } from "../collections/application-search";
+import { applicationSearchCollection, searchScope } from "../collections/application-search";
 import { partnerScope } from "../collections/applications";
 import { keysetPage } from "../collections/keyset";
 import { filterParameter } from "../collections/links";
@@ -18,7 +17,7 @@ import { APPLICATION_STATES } from "../domain/application-state";
 import { ledgerOf } from "../domain/ledger";
 import type { Problem } from "../domain/result";
 import type { HonoEnv } from "../env";
-import { endOfDay, wallClockInstant } from "./input";
+import { dateRangeTerms } from "./input";
 import {
   customerEmail,
   customerName,
@@ -38,8 +37,9 @@ const PAGE_SIZE = 20;
 const SORTS = {
   "-createdAt": "Newest first",
   createdAt: "Oldest first",
-  "-totalPrice": "Highest total first",
-  totalPrice: "Lowest total first",
+  // The API's totalPrice: the financed total (the lines not cancelled), the column the list shows.
+  "-totalPrice": "Highest financed total first",
+  totalPrice: "Lowest financed total first",
   orderNumber: "Order number",
 } as const;
 
@@ -67,20 +67,10 @@ function queryOf(url: URL): Query {
 /** The API's filter terms of the form's fields, or what is wrong with a date. */
 function filterTerms(query: Query, timeZone: string) {
   const terms: { name: string; operator: "eq" | "gteq" | "lt"; values: string[] }[] = [];
-  const problems: string[] = [];
   if (query.q) terms.push({ name: "search", operator: "eq", values: [query.q] });
   if (query.state) terms.push({ name: "state", operator: "eq", values: [query.state] });
-  const bound = (text: string, label: string, instant: (text: string, timeZone: string) => number | null) => {
-    if (!text) return undefined;
-    const at = instant(text, timeZone);
-    if (at === null) problems.push(`${label} must be a date such as 2026-11-23.`);
-    return at === null ? undefined : formatDateTime(at, timeZone);
-  };
-  const from = bound(query.from, "Created from", wallClockInstant);
-  const to = bound(query.to, "Created to", endOfDay);
-  if (from) terms.push({ name: "createdAt", operator: "gteq", values: [from] });
-  if (to) terms.push({ name: "createdAt", operator: "lt", values: [to] });
-  return { terms, problems };
+  const created = dateRangeTerms("createdAt", query, { from: "Created from", to: "Created to" }, timeZone);
+  return { terms: [...terms, ...created.terms], problems: created.problems };
 }
 
 export const applicationsList = new Hono<HonoEnv>().get(PATH, async (c) => {
@@ -92,15 +82,17 @@ export const applicationsList = new Hono<HonoEnv>().get(PATH, async (c) => {
   // The API's own parameters, read by the API's own parser: one set of rules for what a list accepts.
   const parameters = new URLSearchParams({ sort: query.sort });
   if (terms.length > 0) parameters.set("filter", filterParameter(terms));
-  const request = parsePageRequest(applicationSearchCollection, `${url.origin}${PATH}?${parameters}`, {
+  const partnerId = session(c).partnerId;
+  const collection = applicationSearchCollection(partnerId);
+  const scope = query.q ? searchScope(partnerId) : partnerScope(partnerId);
+  const request = parsePageRequest(collection, `${url.origin}${PATH}?${parameters}`, {
     limit: PAGE_SIZE,
     after: cursor("after"),
     before: cursor("before"),
   });
-  const partnerId = session(c).partnerId;
   const found =
     request.ok && problems.length === 0
-      ? await keysetPage(database(c.env), applicationSearchCollection, partnerScope(partnerId), request.value)
+      ? await keysetPage(database(c.env), collection, scope, request.value)
       : undefined;
   const refused: Problem[] = [...(request.ok ? [] : request.problems), ...(found && !found.ok ? found.problems : [])];
   const rows = found?.ok ? found.value.rows.map(aggregateOf) : [];
@@ -187,7 +179,7 @@ export const applicationsList = new Hono<HonoEnv>().get(PATH, async (c) => {
                   <th scope="col">Customer</th>
                   <th scope="col">Type</th>
                   <th scope="col" class="num">
-                    Total
+                    Financed
                   </th>
                   <th scope="col">State</th>
                   <th scope="col">Deadline</th>

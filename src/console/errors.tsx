@@ -33,6 +33,16 @@ const PAGES = {
     heading: "This could not be done",
     message: "Please open the page again and check what you asked for.",
   },
+  form_reused: {
+    status: 422,
+    heading: "This form was already sent with other values",
+    message: "Please open the page again and fill in the form anew.",
+  },
+  storage_full: {
+    status: 422,
+    heading: "Your storage is full",
+    message: "Nothing was stored. Please ask us to raise your storage quota.",
+  },
   too_many: { status: 429, heading: "Too many requests", message: "Please wait a moment and try again." },
   server_error: { status: 500, heading: "Something went wrong", message: "Please try again in a moment." },
   unavailable: { status: 503, heading: "We are busy for a moment", message: "Please try again in a few seconds." },
@@ -40,7 +50,7 @@ const PAGES = {
 
 export type ErrorPageName = keyof typeof PAGES;
 
-export function errorPage(c: Context<HonoEnv>, name: ErrorPageName, detail: readonly string[] = []) {
+export function errorPage(c: Context<HonoEnv>, name: ErrorPageName) {
   const { status, heading, message } = PAGES[name];
   // Only a fault of ours gets a reference: it is what support needs to find the log line.
   const reference = status === 500 ? c.get("requestId") : undefined;
@@ -50,9 +60,6 @@ export function errorPage(c: Context<HonoEnv>, name: ErrorPageName, detail: read
     <section>
       <h1>{heading}</h1>
       <p>{message}</p>
-      {detail.map((line) => (
-        <p>{line}</p>
-      ))}
       {reference ? <p class="muted">Reference: {reference}</p> : null}
       <p>
         <a href="/console/applications">Back to the console</a>
@@ -62,14 +69,30 @@ export function errorPage(c: Context<HonoEnv>, name: ErrorPageName, detail: read
   );
 }
 
-/** The page of each of the API's errors that can reach the console (its middleware's, the idempotency store's). */
-const PAGE_OF_STATUS: Record<number, ErrorPageName> = {
-  403: "https_required",
+/**
+ * The page of each of the API's errors that can reach the console (its middleware's, the idempotency
+ * store's), by the error's code or its problem's: the console says them in its own words, not the API's.
+ */
+const PAGE_OF_CODE: Partial<Record<string, ErrorPageName>> = {
+  https_required: "https_required",
+  not_found: "not_found",
+  rate_limit_exceeded: "too_many",
+  IDEMPOTENCY_KEY_IN_USE: "in_progress",
+  IDEMPOTENCY_KEY_REUSED: "form_reused",
+  STORAGE_QUOTA_EXCEEDED: "storage_full",
+};
+/** For a code the console has no words for: a page of the same status, else "bad request". */
+const PAGE_OF_STATUS: Partial<Record<number, ErrorPageName>> = {
   404: "not_found",
-  409: "in_progress",
   422: "unprocessable",
   429: "too_many",
 };
+
+function pageOf(err: ApiError): ErrorPageName {
+  const codes = [...(err.errors ?? []).map((e) => e.code), err.error];
+  const known = codes.map((code) => PAGE_OF_CODE[code]).find((name) => name !== undefined);
+  return known ?? PAGE_OF_STATUS[err.status] ?? "bad_request";
+}
 
 /**
  * Errors thrown under /console: raised by the app's middleware (the quota, HTTPS) or inside a handler.
@@ -79,11 +102,7 @@ const PAGE_OF_STATUS: Record<number, ErrorPageName> = {
 export function consoleError(err: Error, c: Context<HonoEnv>) {
   if (err instanceof ApiError && err.status < 500) {
     for (const [name, value] of Object.entries(err.headers)) c.header(name, value);
-    return errorPage(
-      c,
-      PAGE_OF_STATUS[err.status] ?? "bad_request",
-      (err.errors ?? []).map((e) => e.message),
-    );
+    return errorPage(c, pageOf(err));
   }
   if (err instanceof HTTPException && err.status < 500) return errorPage(c, "bad_request");
   if (isTransient(err)) {

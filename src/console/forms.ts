@@ -2,8 +2,9 @@
  * What the console's forms post besides their fields. Every POST carries the session's CSRF token
  * (checked by the session guard, src/console/session.ts); a form whose work must be done once also
  * carries a one-time token, made when the form is shown, which keys that work in the API's idempotency
- * store (src/http/idempotency.ts `once`): a double-click, a reload or the back button sends the same
- * token again and gets the first answer, never a second refund.
+ * store (src/http/idempotency.ts `once`): a double-click, or the same confirmation sent again, sends the
+ * same token and gets the first answer, never a second refund. A confirmation page shown anew (reloaded,
+ * or reached again by the back button: the console's pages are not cached) is a new form with a new token.
  */
 import type { Context } from "hono";
 import { randomSecret } from "../auth/crypto";

@@ -43,12 +43,40 @@ export function wallClockInstant(text: string, timeZone: string): number | null 
 }
 
 const DAY_MS = 86_400_000;
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/** The instant a day starts on the service's clock; null when the text is not a date. */
+const startOfDay = (text: string, timeZone: string) => (DATE.test(text) ? wallClockInstant(text, timeZone) : null);
 
 /** The instant a day ends on the service's clock (the next day's start), for "to" dates that include the day. */
 export function endOfDay(text: string, timeZone: string): number | null {
-  const start = wallClockInstant(text, timeZone);
+  const start = startOfDay(text, timeZone);
   if (start === null) return null;
   // The next day's date, on the wall clock (a day is not always 24 hours long).
   const next = new Date(Date.parse(`${text}T00:00:00Z`) + DAY_MS).toISOString().slice(0, 10);
   return wallClockInstant(next, timeZone);
+}
+
+/**
+ * A list form's "from" and "to" dates (both days included) as the API's filter terms on `attribute`,
+ * written on the service's clock, or what is wrong with each, in words.
+ */
+export function dateRangeTerms(
+  attribute: string,
+  dates: { from: string; to: string },
+  labels: { from: string; to: string },
+  timeZone: string,
+) {
+  const terms: { name: string; operator: "gteq" | "lt"; values: string[] }[] = [];
+  const problems: string[] = [];
+  for (const [text, operator, label, instant] of [
+    [dates.from, "gteq", labels.from, startOfDay],
+    [dates.to, "lt", labels.to, endOfDay],
+  ] as const) {
+    if (!text) continue;
+    const at = instant(text, timeZone);
+    if (at === null) problems.push(`${label} must be a date such as 2026-11-23.`);
+    else terms.push({ name: attribute, operator, values: [formatDateTime(at, timeZone)] });
+  }
+  return { terms, problems };
 }

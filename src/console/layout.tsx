@@ -74,7 +74,8 @@ function Frame({ chrome, children }: { chrome: Chrome; children: Child }) {
 /**
  * What every console answer carries, its error pages too: private pages are never stored (the back
  * button after signing out shows nothing), scripts and styles come from this origin only, forms post
- * only here, and no other site may frame a page.
+ * only here, and no site may frame a page (the CSP's frame-ancestors 'none'; the app's X-Frame-Options,
+ * SAMEORIGIN, is for browsers without it).
  */
 export function consoleHeaders(c: Context<HonoEnv>) {
   c.header("Cache-Control", "no-store");
@@ -82,7 +83,6 @@ export function consoleHeaders(c: Context<HonoEnv>) {
     "Content-Security-Policy",
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
   );
-  c.header("X-Frame-Options", "DENY");
   c.header("X-Robots-Tag", "noindex");
 }
 

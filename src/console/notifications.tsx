@@ -6,13 +6,13 @@
  */
 import { type Context, Hono } from "hono";
 import { session } from "../auth/require-session";
-import { formatDateTime, now } from "../clock";
+import { now } from "../clock";
 import { keysetPage } from "../collections/keyset";
 import { filterParameter } from "../collections/links";
 import { DELIVERY_STATUSES, partnerEvents, partnerNotificationsCollection } from "../collections/notifications";
 import { parsePageRequest } from "../collections/query";
 import { database } from "../db/client";
-import { attemptsOf } from "../db/events";
+import { latestAttemptsOf } from "../db/events";
 import { signingSecretsOf } from "../db/partners";
 import { EVENT_TYPES } from "../domain/plan";
 import type { HonoEnv } from "../env";
@@ -20,7 +20,7 @@ import { MAX_REPLAY, REPLAY_INTERVAL_SECONDS, replay } from "../notifications/re
 import { rotateSigningSecret } from "../notifications/rotation";
 import { applicationPath } from "./application";
 import { onceForForm, onceToken } from "./forms";
-import { endOfDay, wallClockInstant } from "./input";
+import { dateRangeTerms, wallClockInstant } from "./input";
 import { FormTokens, type Notice, NoticeBox, Paging, page, StateBadge, shownTime, signedIn, Time } from "./layout";
 
 const PATH = "/console/notifications";
@@ -55,20 +55,13 @@ function queryOf(url: URL): Query {
 /** The delivery log as the API lists it, newest first, filtered by the form's fields. */
 async function deliveryLog(c: Context<HonoEnv>, query: Query) {
   const timeZone = c.var.config.SERVICE_TIMEZONE;
-  const problems: string[] = [];
   const terms: { name: string; operator: "eq" | "gteq" | "lt"; values: string[] }[] = [];
   if (query.status) terms.push({ name: "status", operator: "eq", values: [query.status] });
   if (query.eventType) terms.push({ name: "eventType", operator: "eq", values: [query.eventType] });
   if (query.applicationId) terms.push({ name: "applicationId", operator: "eq", values: [query.applicationId] });
-  for (const [text, operator, label, instant] of [
-    [query.from, "gteq", "From", wallClockInstant],
-    [query.to, "lt", "To", endOfDay],
-  ] as const) {
-    if (!text) continue;
-    const at = instant(text, timeZone);
-    if (at === null) problems.push(`${label} must be a date such as 2026-11-23.`);
-    else terms.push({ name: "occurredAt", operator, values: [formatDateTime(at, timeZone)] });
-  }
+  const occurred = dateRangeTerms("occurredAt", query, { from: "From", to: "To" }, timeZone);
+  terms.push(...occurred.terms);
+  const problems = occurred.problems;
   const url = new URL(c.req.url);
   const parameters = new URLSearchParams({ sort: "-id" });
   if (terms.length > 0) parameters.set("filter", filterParameter(terms));
@@ -78,7 +71,8 @@ async function deliveryLog(c: Context<HonoEnv>, query: Query) {
     before: url.searchParams.get("before") || undefined,
   });
   if (!request.ok) problems.push(...request.problems.map((p) => p.message));
-  if (problems.length > 0 || !request.ok) return { problems, rows: [], attempts: [], paging: undefined };
+  const nothing = { rows: [], attempts: [], counts: new Map<string, number>(), paging: undefined };
+  if (problems.length > 0 || !request.ok) return { problems, ...nothing };
   const db = database(c.env);
   const found = await keysetPage(
     db,
@@ -86,12 +80,14 @@ async function deliveryLog(c: Context<HonoEnv>, query: Query) {
     partnerEvents(session(c).partnerId),
     request.value,
   );
-  if (!found.ok) return { problems: found.problems.map((p) => p.message), rows: [], attempts: [], paging: undefined };
-  const attempts = await attemptsOf(
+  if (!found.ok) return { problems: found.problems.map((p) => p.message), ...nothing };
+  // The log shows each event's last attempt and how many there were.
+  const { attempts, counts } = await latestAttemptsOf(
     db,
     found.value.rows.map((r) => r.id),
+    1,
   );
-  return { problems, rows: found.value.rows, attempts, paging: found.value };
+  return { problems, rows: found.value.rows, attempts, counts, paging: found.value };
 }
 
 async function notificationsPage(c: Context<HonoEnv>, notice?: Notice, status: 200 | 400 | 422 | 429 = 200) {
@@ -179,8 +175,8 @@ async function notificationsPage(c: Context<HonoEnv>, notice?: Notice, status: 2
               </thead>
               <tbody>
                 {log.rows.map((event) => {
-                  const tried = log.attempts.filter((a) => a.eventId === event.id);
-                  const last = tried.at(-1);
+                  const last = log.attempts.find((a) => a.eventId === event.id);
+                  const tried = log.counts.get(event.id) ?? 0;
                   return (
                     <tr>
                       <td>
@@ -200,7 +196,7 @@ async function notificationsPage(c: Context<HonoEnv>, notice?: Notice, status: 2
                         <span class={`state ${event.status}`}>{event.status}</span>
                         <br />
                         <span class="muted">
-                          {tried.length} attempt{tried.length === 1 ? "" : "s"}
+                          {tried} attempt{tried === 1 ? "" : "s"}
                         </span>
                         {event.failureReason ? <div class="muted">{event.failureReason}</div> : null}
                       </td>
@@ -283,7 +279,8 @@ async function notificationsPage(c: Context<HonoEnv>, notice?: Notice, status: 2
         </section>
       </div>
     </>,
-    status,
+    // A filter that could not be read is the request's fault, as on the applications list.
+    status === 200 && log.problems.length > 0 ? 400 : status,
   );
 }
 

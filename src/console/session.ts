@@ -79,7 +79,10 @@ export async function signInFormValid(c: Context<HonoEnv>, form: URLSearchParams
   return cookie !== undefined && sent !== null && sameToken(sent, await csrfTokenOf(c, "sign-in", cookie));
 }
 
-/** Signs the partner in: any session the browser had ends, and a new one with a new id begins. */
+/**
+ * Signs the partner in: any session the browser had ends, a new one with a new id begins, and the
+ * sign-in form's cookie goes.
+ */
 export async function openSession(c: Context<HonoEnv>, partnerId: string): Promise<void> {
   const previous = readCookie(c, SESSION_COOKIE);
   if (previous) await sessionObject(c, await sha256Hex(previous)).endConsoleSession();
@@ -91,6 +94,8 @@ export async function openSession(c: Context<HonoEnv>, partnerId: string): Promi
     expiresAt: at + LIFETIME_MS,
   });
   setCookie(c, SESSION_COOKIE, id, cookieOptions(c, LIFETIME_MS / 1000));
+  // The sign-in form has done its work: its token is not left to sign in again for the next hour.
+  forget(c, SIGN_IN_COOKIE);
 }
 
 /** Ends the browser's session on the server, and its cookie. */

@@ -82,7 +82,8 @@ export const signIn = new Hono<HonoEnv>()
           kind: "refused",
           heading: "Too many failed sign-ins",
           lines: [
-            `Signing in is paused for this user name. Please try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`,
+            // The pause may be the user name's or the client address's: the page says neither.
+            `Signing in is paused after too many failed attempts. Please try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`,
           ],
         },
         username,

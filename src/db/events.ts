@@ -3,7 +3,7 @@
  * An event is PENDING until delivered (DELIVERED) or given up (FAILED); while PENDING its
  * `nextAttemptAt` says when it is due, which is what the queue's wake-ups and the sweep act on.
  */
-import { and, asc, eq, gte, inArray, isNull, lt, or, sql } from "drizzle-orm";
+import { and, asc, eq, getTableColumns, gte, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import type { Circuit } from "../domain/endpoint-circuit";
 import type { AfterAttempt } from "../domain/notification-schedule";
 import type { Database } from "./client";
@@ -19,6 +19,36 @@ export async function attemptsOf(db: Database, eventIds: readonly string[]): Pro
     .from(notificationAttempts)
     .where(inArray(notificationAttempts.eventId, [...eventIds]))
     .orderBy(asc(notificationAttempts.id));
+}
+
+/**
+ * The console's view of the attempts of a page of events: the latest `perEvent` of each (oldest first)
+ * and how many each has in all. An event retried for days, or resent again and again, keeps its page
+ * short; the ids are the statement's only bound parameters (D1 binds at most 100).
+ */
+export async function latestAttemptsOf(
+  db: Database,
+  eventIds: readonly string[],
+  perEvent: number,
+): Promise<{ attempts: AttemptRow[]; counts: Map<string, number> }> {
+  if (eventIds.length === 0) return { attempts: [], counts: new Map() };
+  const { eventId, id } = notificationAttempts;
+  const ranked = db
+    .select({
+      ...getTableColumns(notificationAttempts),
+      newer: sql<number>`row_number() over (partition by ${eventId} order by ${id} desc)`.as("newer"),
+      total: sql<number>`count(*) over (partition by ${eventId})`.as("total"),
+    })
+    .from(notificationAttempts)
+    .where(inArray(eventId, [...eventIds]))
+    .as("ranked");
+  const rows = await db
+    .select()
+    .from(ranked)
+    .where(sql`${ranked.newer} <= ${sql.raw(String(Math.trunc(perEvent)))}`)
+    .orderBy(asc(ranked.id));
+  const counts = new Map(rows.map((row) => [row.eventId, row.total]));
+  return { attempts: rows.map(({ newer: _newer, total: _total, ...attempt }) => attempt), counts };
 }
 
 /** An event with where it goes and the partner's secrets (sealed) that sign it. */

@@ -136,6 +136,23 @@ export const applications = sqliteTable(
   ],
 );
 
+/**
+ * Each variable symbol of an application, as its own row: the console's search finds an order by any of
+ * its symbols through this key, where the comma-joined `variable_symbols` can only be scanned. Written by
+ * a trigger on inserts into applications (migrations/0007_variable_symbol_lookup.sql; symbols never change
+ * after creation), so every path that stores an application keeps it.
+ */
+export const applicationVariableSymbols = sqliteTable(
+  "application_variable_symbols",
+  {
+    variableSymbol: text("variable_symbol").notNull(),
+    applicationId: text("application_id")
+      .notNull()
+      .references(() => applications.id),
+  },
+  (t) => [primaryKey({ columns: [t.variableSymbol, t.applicationId] })],
+);
+
 /** One row per order line. A partial operation splits a line: the touched units become a new line. */
 export const orderLines = sqliteTable(
   "order_lines",

@@ -114,7 +114,15 @@ export async function once(c: Context<HonoEnv>, key: string, body: string, next:
     await sleep(POLL_MS);
   }
 
-  await next();
+  try {
+    await next();
+  } catch (error) {
+    // Hono's own `next` answers a thrown error with a 500 (released below); the console's forms run
+    // their work directly, so its error arrives here, and the key must go too or the form stays blocked
+    // for the lease.
+    await releaseKey(db, partnerId, key);
+    throw error;
+  }
   if (c.res.status >= 500) {
     await releaseKey(db, partnerId, key);
     return undefined;

@@ -37,16 +37,19 @@ describe("actions on an application", () => {
     const { partner, token } = await signIn();
     const id = await approvedWithTotal(token, 100000);
     const browser = await signedInBrowser(partner);
-    const { res, confirmation, confirmFields } = await askAndConfirm(browser, id, "refund", {
-      amount: "250.50",
-      reason: "scratched box",
-    });
+    const confirmation = await ask(browser, id, "refund", { amount: "250.50", reason: "scratched box" });
+    expect(confirmation.status).toBe(200);
     expect(confirmation.text).toContain("Confirm refund?");
     expect(confirmation.text).toContain("Refund CZK 250.50 of order");
     expect(confirmation.text).toContain("Afterwards CZK 250.50 will have been refunded in all.");
+    const confirmFields = formFields(confirmation.html, `${page(id)}/refund`);
     expect(confirmFields).toMatchObject({ amount: "250.50", reason: "scratched box" });
     expect(confirmFields.once).toMatch(/^[A-Za-z0-9_-]{22}$/);
-    // Asking wrote nothing.
+    // Asking wrote nothing: no refund, no money moved, the form's token not yet used.
+    expect(await countRows("refunds", "application_id = ?", id)).toBe(0);
+    expect((await stored(id))!.refunded).toBe(0);
+    expect(await countRows("idempotency_keys", "partner_id = ?", partner.id)).toBe(0);
+    const res = await browser.post(`${page(id)}/refund`, confirmFields);
     expect(res.status).toBe(303);
     expect(res.location).toBe(`${page(id)}?done=refund`);
     const after = await browser.get(res.location!);
@@ -71,8 +74,11 @@ describe("actions on an application", () => {
       expect(answer.status).toBe(303);
       expect(answer.location).toBe(`${page(id)}?done=refund`);
     }
-    // Again later (the back button, a reload): still the first answer, still one refund.
+    // The same confirmation again later (a browser resending it): still the first answer, still one refund.
     expect((await browser.post(`${page(id)}/refund`, fields)).headers.get("Idempotent-Replayed")).toBe("true");
+    // A confirmation page shown anew (a reload, the back button: the ask is posted again) is a new form.
+    const anew = await ask(browser, id, "refund", { amount: "100" });
+    expect(formFields(anew.html, `${page(id)}/refund`).once).not.toBe(fields.once);
     expect(await countRows("refunds", "application_id = ?", id)).toBe(1);
     expect((await stored(id))!.refunded).toBe(10000);
     // The form's token is the partner's idempotency key: another session's key space is the partner's too.

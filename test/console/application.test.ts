@@ -1,10 +1,44 @@
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { newId } from "../../src/ids";
 import { signIn } from "../support/api";
 import { signedInBrowser } from "../support/console";
 import { applicationRequest, createApplication, forceState } from "../support/factories";
 import { approvedWithTotal } from "../support/orders";
 
 const page = (id: string) => `/console/applications/${id}`;
+
+/** The application's first event, then `count` later ones (one a second, delivered): their ids, oldest first. */
+async function addEvents(applicationId: string, count: number): Promise<string[]> {
+  const first = (await env.DB.prepare(
+    "SELECT id, occurred_at AS occurredAt FROM events WHERE application_id = ? ORDER BY sequence",
+  )
+    .bind(applicationId)
+    .first<{ id: string; occurredAt: number }>())!;
+  const later = Array.from({ length: count }, (_, i) => ({ id: newId(first.occurredAt + (i + 1) * 1000), i }));
+  if (count > 0)
+    await env.DB.batch(
+      later.map(({ id, i }) =>
+        env.DB.prepare(
+          `INSERT INTO events (id, application_id, partner_id, type, sequence, state, state_reason, occurred_at, status, delivered_at)
+         SELECT ?1, application_id, partner_id, type, ?2, state, state_reason, occurred_at + ?3, 'DELIVERED', occurred_at + ?3
+         FROM events WHERE id = ?4`,
+        ).bind(id, i + 2, (i + 1) * 1000, first.id),
+      ),
+    );
+  return [first.id, ...later.map((e) => e.id)];
+}
+
+/** `count` failed delivery attempts of the event, a second apart, the n-th answered with HTTP 500 + n. */
+async function addAttempts(eventId: string, count: number, from: number) {
+  await env.DB.batch(
+    Array.from({ length: count }, (_, n) =>
+      env.DB.prepare(
+        "INSERT INTO notification_attempts (id, event_id, attempted_at, http_status, duration_ms) VALUES (?, ?, ?, ?, 40)",
+      ).bind(newId(from + n * 1000), eventId, from + n * 1000, 500 + n),
+    ),
+  );
+}
 
 describe("GET /console/applications/:applicationId", () => {
   it("shows state, ids, the customer's payment page, dates, money and lines", async () => {
@@ -35,6 +69,57 @@ describe("GET /console/applications/:applicationId", () => {
     expect(res.text).toContain("No delivery attempt yet.");
     expect(res.html).toMatch(/action="\/console\/applications\/[0-9A-Z]+\/notifications\/[0-9A-Z]+\/resend"/);
     expect(res.html).toContain(">Resend<");
+  });
+
+  it("lists the latest 50 events in the order they happened, and says where the earlier ones are", async () => {
+    const { partner, token } = await signIn();
+    const created = await createApplication(token);
+    const ids = await addEvents(created.id, 59);
+    const res = await (await signedInBrowser(partner)).get(page(created.id));
+    expect(res.status).toBe(200);
+    const shown = [...res.html.matchAll(/<li id="event-([0-9A-Z]+)"/g)].map((m) => m[1]);
+    expect(shown).toEqual(ids.slice(-50));
+    expect(res.text).toContain("The latest 50 events are shown: earlier ones are on the notifications page");
+    expect(res.html).toContain(`href="/console/notifications?applicationId=${created.id}"`);
+  });
+
+  it("says nothing of earlier events when every event is shown", async () => {
+    const { partner, token } = await signIn();
+    const created = await createApplication(token);
+    const ids = await addEvents(created.id, 49);
+    const res = await (await signedInBrowser(partner)).get(page(created.id));
+    expect([...res.html.matchAll(/<li id="event-([0-9A-Z]+)"/g)].map((m) => m[1])).toEqual(ids);
+    expect(res.text).not.toContain("earlier ones");
+  });
+
+  it("shows an event's latest 5 delivery attempts and how many there were", async () => {
+    const { partner, token } = await signIn();
+    const created = await createApplication(token);
+    const [eventId] = await addEvents(created.id, 0);
+    await addAttempts(eventId!, 7, Date.now());
+    const res = await (await signedInBrowser(partner)).get(page(created.id));
+    expect(res.text).toContain("Delivery attempts of event 1: the latest 5 of 7");
+    const statuses = [...res.text.matchAll(/\b(50[0-9]) \d+ ms/g)].map((m) => m[1]);
+    expect(statuses).toEqual(["502", "503", "504", "505", "506"]);
+  });
+
+  it("lists the latest 100 refunds and says that the API lists every one", async () => {
+    const { partner, token } = await signIn();
+    const id = await approvedWithTotal(token, 100000);
+    const at = Date.now();
+    await env.DB.batch(
+      Array.from({ length: 101 }, (_, n) =>
+        env.DB.prepare(
+          "INSERT INTO refunds (id, application_id, origin, amount, currency, reason, created_at) VALUES (?, ?, 'REFUND', 1, 'CZK', ?, ?)",
+        ).bind(newId(at + n * 1000), id, `refund number ${n}`, at + n * 1000),
+      ),
+    );
+    const res = await (await signedInBrowser(partner)).get(page(id));
+    expect(res.text).toContain(
+      `The latest 100 refunds are shown; the API lists every one (GET /financing/v1/applications/${id}/refunds).`,
+    );
+    const reasons = [...res.text.matchAll(/refund number (\d+)/g)].map((m) => Number(m[1]));
+    expect(reasons).toEqual(Array.from({ length: 100 }, (_, n) => n + 1));
   });
 
   it("offers what the domain allows now and says why not the rest", async () => {

@@ -1,8 +1,9 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished, vi } from "vitest";
 import { newId } from "../../src/ids";
 import { signIn } from "../support/api";
 import { signedInBrowser } from "../support/console";
 import { applicationRequest, createApplication, forceState } from "../support/factories";
+import { approvedWithTotal } from "../support/orders";
 
 const LIST = "/console/applications";
 
@@ -28,13 +29,13 @@ const orderNumbersShown = (html: string) =>
   [...html.matchAll(/<a href="\/console\/applications\/[^"]+">([^<]+)<\/a>/g)].map((m) => m[1]);
 
 describe("GET /console/applications", () => {
-  it("lists the partner's applications newest first, each with created, order, customer, type, total, state and deadline", async () => {
+  it("lists the partner's applications newest first, each with created, order, customer, type, financed total, state and deadline", async () => {
     const { browser, apps, tag } = await partnerWithApplications();
     const page = await browser.get(LIST);
     expect(page.status).toBe(200);
     expect(orderNumbersShown(page.html)).toEqual([`A-${tag}-3`, `A-${tag}-2`, `A-${tag}-1`]);
-    for (const heading of ["Created", "Order", "Customer", "Type", "Total", "State", "Deadline"]) {
-      expect(page.html).toContain(`<th scope="col"${heading === "Total" ? ' class="num"' : ""}>${heading}</th>`);
+    for (const heading of ["Created", "Order", "Customer", "Type", "Financed", "State", "Deadline"]) {
+      expect(page.html).toContain(`<th scope="col"${heading === "Financed" ? ' class="num"' : ""}>${heading}</th>`);
     }
     expect(page.text).toContain(`Jana Nováková third-${tag}@example.com Pay in three CZK 2,000.00 READY READY_TO_SHIP`);
     expect(page.text).toContain(
@@ -67,15 +68,24 @@ describe("GET /console/applications", () => {
   });
 
   it("filters by state and by creation date, in the service's time zone", async () => {
+    // Late in the day on a fixed clock: "today" cannot turn into tomorrow while the test runs.
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(Date.parse("2027-03-01T23:30:00Z"));
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
     const { browser, tag } = await partnerWithApplications();
     expect(orderNumbersShown((await browser.get(`${LIST}?state=READY`)).html)).toEqual([`A-${tag}-3`]);
-    const today = new Date().toISOString().slice(0, 10);
-    const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
-    expect(orderNumbersShown((await browser.get(`${LIST}?from=${today}&to=${today}`)).html)).toHaveLength(3);
-    expect(orderNumbersShown((await browser.get(`${LIST}?from=${tomorrow}`)).html)).toEqual([]);
+    expect(orderNumbersShown((await browser.get(`${LIST}?from=2027-03-01&to=2027-03-01`)).html)).toHaveLength(3);
+    expect(orderNumbersShown((await browser.get(`${LIST}?to=2027-02-28`)).html)).toEqual([]);
+    expect(orderNumbersShown((await browser.get(`${LIST}?from=2027-03-02`)).html)).toEqual([]);
     const invalid = await browser.get(`${LIST}?from=2026-02-30`);
     expect(invalid.status).toBe(400);
     expect(invalid.text).toContain("Created from must be a date such as 2026-11-23.");
+    // A date and time where a date belongs is refused in words too, not a 500.
+    const withTime = await browser.get(`${LIST}?to=2026-11-23T10:00`);
+    expect(withTime.status).toBe(400);
+    expect(withTime.text).toContain("Created to must be a date such as 2026-11-23.");
   });
 
   it("sorts as asked and pages with cursors, keeping the search", async () => {
@@ -95,6 +105,24 @@ describe("GET /console/applications", () => {
     expect(orderNumbersShown(second.html)).toEqual([`P-${tag}-21`, `P-${tag}-22`]);
     expect(second.html).toContain('rel="prev"');
     expect(second.html).not.toContain('rel="next"');
+  });
+
+  it("sorts by the financed total it shows, and says so", async () => {
+    const { partner, token } = await signIn();
+    const ids = [
+      await approvedWithTotal(token, 150000),
+      await approvedWithTotal(token, 90000),
+      await approvedWithTotal(token, 300000),
+    ];
+    const page = await (await signedInBrowser(partner)).get(`${LIST}?sort=-totalPrice`);
+    const shown = [...page.html.matchAll(/<a href="\/console\/applications\/([0-9A-Z]{26})">/g)].map((m) => m[1]);
+    expect(shown).toEqual([ids[2], ids[0], ids[1]]);
+    expect([...page.text.matchAll(/CZK ([\d,.]+) READY/g)].map((m) => m[1])).toEqual([
+      "3,000.00",
+      "1,500.00",
+      "900.00",
+    ]);
+    expect(page.html).toContain('<option value="-totalPrice" selected="">Highest financed total first</option>');
   });
 
   it("shows a customer's name as text: markup in it is escaped, never run", async () => {

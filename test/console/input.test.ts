@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { endOfDay, parseAmount, wallClockInstant } from "../../src/console/input";
+import { dateRangeTerms, endOfDay, parseAmount, wallClockInstant } from "../../src/console/input";
 
 describe("reading what people type", () => {
   it("reads amounts as written, with a point or a comma and spaces between thousands", () => {
@@ -26,5 +26,22 @@ describe("reading what people type", () => {
     expect(endOfDay("2026-11-23", "Europe/Prague")).toBe(Date.parse("2026-11-23T23:00:00Z"));
     expect(endOfDay("2026-03-29", "Europe/Prague")).toBe(Date.parse("2026-03-29T22:00:00Z"));
     expect(endOfDay("2026-12-31", "UTC")).toBe(Date.parse("2027-01-01T00:00:00Z"));
+    // A date input sends a date: a date and time is no day to end.
+    expect(endOfDay("2026-11-23T10:00", "UTC")).toBeNull();
+  });
+
+  it("turns a list form's from and to dates into filter terms that include both days", () => {
+    const labels = { from: "Created from", to: "Created to" };
+    expect(dateRangeTerms("createdAt", { from: "2026-11-23", to: "2026-11-24" }, labels, "Europe/Prague")).toEqual({
+      terms: [
+        { name: "createdAt", operator: "gteq", values: ["2026-11-23T00:00:00+01:00"] },
+        { name: "createdAt", operator: "lt", values: ["2026-11-25T00:00:00+01:00"] },
+      ],
+      problems: [],
+    });
+    expect(dateRangeTerms("occurredAt", { from: "", to: "" }, labels, "UTC")).toEqual({ terms: [], problems: [] });
+    expect(dateRangeTerms("createdAt", { from: "2026-11-23T10:00", to: "2026-02-30" }, labels, "UTC").problems).toEqual(
+      ["Created from must be a date such as 2026-11-23.", "Created to must be a date such as 2026-11-23."],
+    );
   });
 });

@@ -1,6 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { openSecret } from "../../src/auth/crypto";
+import { newId } from "../../src/ids";
 import { signIn } from "../support/api";
 import { formFields, signedInBrowser } from "../support/console";
 import { createApplication } from "../support/factories";
@@ -36,8 +37,28 @@ describe("/console/notifications", () => {
     expect(byApplication.html).not.toContain(failed.applicationId);
     expect(byApplication.html).toContain(pending.id);
     const invalid = await browser.get(`${PAGE}?from=yesterday`);
-    expect(invalid.status).toBe(200);
+    expect(invalid.status).toBe(400);
     expect(invalid.text).toContain("From must be a date such as 2026-11-23.");
+    const withTime = await browser.get(`${PAGE}?to=2026-11-23T10:00`);
+    expect(withTime.status).toBe(400);
+    expect(withTime.text).toContain("To must be a date such as 2026-11-23.");
+  });
+
+  it("shows each event's number of delivery attempts and its last one", async () => {
+    const { partner, token } = await signIn();
+    const failed = await failedEvent(token, T0.getTime() - HOUR);
+    await env.DB.batch(
+      Array.from({ length: 7 }, (_, n) =>
+        env.DB.prepare(
+          "INSERT INTO notification_attempts (id, event_id, attempted_at, http_status, duration_ms) VALUES (?, ?, ?, ?, 40)",
+        ).bind(newId(T0.getTime() - HOUR + n * 1000), failed.eventId, T0.getTime() - HOUR + n * 1000, 500 + n),
+      ),
+    );
+    const res = await (await signedInBrowser(partner)).get(PAGE);
+    expect(res.text).toContain("FAILED 7 attempts 72 hours without a 2xx");
+    expect(res.text).toContain(
+      `${new Date(T0.getTime() - HOUR + 6000).toISOString().slice(0, 19).replace("T", " ")} HTTP 506, 40 ms`,
+    );
   });
 
   it("replays the FAILED notifications of a time range, once per form, with the API's limit of one a minute", async () => {

@@ -1,3 +1,4 @@
+import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { sha256Hex } from "../../src/auth/crypto";
@@ -11,11 +12,25 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-/** The browser's session as its Durable Object holds it (named by the id's hash), or null. */
+/**
+ * The browser's session as its Durable Object holds it (named by the id's hash), or null: read from
+ * the object's storage, since using the session would move its idle end.
+ */
 async function storedSession(browser: ConsoleBrowser) {
   const hash = await sha256Hex(browser.cookies.get("console-session")!);
   const object = env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(`console-session:${hash}`));
-  return object.useConsoleSession(Date.now(), IDLE_MS);
+  return runInDurableObject(object, (_, state) => {
+    const [table] = state.storage.sql
+      .exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'console_session'")
+      .toArray();
+    if (!table) return null;
+    const [row] = state.storage.sql
+      .exec<{ partner_id: string; idle_until: number; expires_at: number }>(
+        "SELECT partner_id, idle_until, expires_at FROM console_session",
+      )
+      .toArray();
+    return row ? { partnerId: row.partner_id, idleUntil: row.idle_until, expiresAt: row.expires_at } : null;
+  });
 }
 
 describe("the console's session", () => {
@@ -38,8 +53,14 @@ describe("the console's session", () => {
 
   it("is kept server-side, named by the hash of its id: the cookie holds nothing but the id", async () => {
     const partner = await createPartner();
+    const before = Date.now();
     const browser = await signedInBrowser(partner);
-    expect(await storedSession(browser)).toMatchObject({ partnerId: partner.id });
+    const stored = await storedSession(browser);
+    expect(stored).toMatchObject({ partnerId: partner.id });
+    expect(stored!.idleUntil).toBeGreaterThanOrEqual(before + IDLE_MS);
+    expect(stored!.idleUntil).toBeLessThanOrEqual(Date.now() + IDLE_MS);
+    expect(stored!.expiresAt - stored!.idleUntil).toBe(LIFETIME_MS - IDLE_MS);
+    expect(JSON.stringify(stored)).not.toContain(browser.cookies.get("console-session")!);
   });
 
   it("ends after 30 minutes unused", async () => {

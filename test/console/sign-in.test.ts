@@ -56,11 +56,14 @@ describe("the console's sign-in", () => {
   it("gives a new session id at each sign-in and ends the one the browser had", async () => {
     const partner = await createPartner();
     const browser = new ConsoleBrowser();
-    // The form open in two tabs: signing in through the second while the first session lives.
+    // A sign-in form opened while signed out (sign-in sends a live session home)...
     const form = formFields((await browser.get(SIGN_IN)).html, SIGN_IN);
-    const fields = { ...form, username: partner.username, password: partner.password };
-    expect((await browser.post(SIGN_IN, fields)).status).toBe(303);
+    const signInCookie = browser.cookies.get("console-sign-in")!;
+    await browser.signIn(partner);
     const first = browser.cookies.get("console-session")!;
+    // ... and sent while the first session lives.
+    browser.cookies.set("console-sign-in", signInCookie);
+    const fields = { ...form, username: partner.username, password: partner.password };
     expect((await browser.post(SIGN_IN, fields)).status).toBe(303);
     const second = browser.cookies.get("console-session")!;
     expect(second).not.toBe(first);
@@ -69,6 +72,23 @@ describe("the console's sign-in", () => {
     const res = await replayed.get("/console/applications");
     expect(res.status).toBe(303);
     expect(res.location).toBe(SIGN_IN);
+  });
+
+  it("ends the sign-in form's cookie once signed in: that form cannot sign in again", async () => {
+    const partner = await createPartner();
+    const browser = new ConsoleBrowser();
+    const fields = {
+      ...formFields((await browser.get(SIGN_IN)).html, SIGN_IN),
+      username: partner.username,
+      password: partner.password,
+    };
+    const signedIn = await browser.post(SIGN_IN, fields);
+    expect(signedIn.status).toBe(303);
+    expect(signedIn.headers.getSetCookie()).toContainEqual(expect.stringMatching(/^console-sign-in=; Max-Age=0; /));
+    expect(browser.cookies.has("console-sign-in")).toBe(false);
+    const again = await browser.post(SIGN_IN, fields);
+    expect(again.status).toBe(403);
+    expect(again.text).toContain("This form has expired");
   });
 
   it("refuses a wrong password in words, without a session", async () => {
@@ -117,7 +137,13 @@ describe("the console's sign-in", () => {
       expect((await browser.signIn({ username: `nobody-${i}-${address}`, password: "wrong" })).status).toBe(400);
     }
     const partner = await createPartner();
-    expect((await browser.signIn(partner)).status).toBe(429);
+    const refused = await browser.signIn(partner);
+    expect(refused.status).toBe(429);
+    // This user name never failed: the page blames no user name.
+    expect(refused.text).toMatch(
+      /Signing in is paused after too many failed attempts\. Please try again in \d+ minutes?\./,
+    );
+    expect(refused.text).not.toContain("paused for this user name");
   });
 
   it("refuses a sign-in form posted without its CSRF token, or with another browser's", async () => {

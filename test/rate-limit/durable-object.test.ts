@@ -92,7 +92,19 @@ describe("a console session's object", () => {
       ...session,
       idleUntil: T0.getTime() + 50 * MINUTE,
     });
-    expect(await stub.useConsoleSession(T0.getTime() + 470 * MINUTE, 30 * MINUTE)).toBeNull();
+    // Used 10 minutes before its absolute end, it stays alive until that end, not 30 minutes more.
+    const ending = { ...session, expiresAt: T0.getTime() + 60 * MINUTE };
+    const late = await consoleObject("session-ending");
+    await late.openConsoleSession(ending);
+    expect(await late.useConsoleSession(T0.getTime() + 25 * MINUTE, 30 * MINUTE)).toEqual({
+      ...ending,
+      idleUntil: T0.getTime() + 55 * MINUTE,
+    });
+    expect(await late.useConsoleSession(T0.getTime() + 50 * MINUTE, 30 * MINUTE)).toEqual({
+      ...ending,
+      idleUntil: ending.expiresAt,
+    });
+    expect(await late.useConsoleSession(ending.expiresAt, 30 * MINUTE)).toBeNull();
   });
 
   it("is cleaned by its alarm once idle past its end, and the object deletes itself", async () => {
