@@ -79,8 +79,10 @@ export function mountOnFirstUse(app: Hono<HonoEnv>, groups: readonly RouteGroup[
   const mount = (method: string, path: string) => {
     // Hono answers HEAD with the GET route.
     for (const [operation] of operations.match(method === "HEAD" ? "GET" : method, path)[0]) {
-      if (!unmounted.delete(operation)) continue;
+      if (!unmounted.has(operation)) continue;
+      // Forgotten only once mounted: an operation that failed to build is built again by its next request.
       app.route("/", operation.serve());
+      unmounted.delete(operation);
     }
   };
   const route = app.fetch;
