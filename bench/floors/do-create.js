@@ -1,8 +1,8 @@
 // Fair floor of POST /financing/v1/applications: the call to the API's own rate-limit object that
 // every authenticated request makes (RateLimiter.hit, as read-object.js), then create's own write: one
-// D1 batch of the application row (every column, so all eleven indexes of `applications` are
-// maintained, the unique duplicate index included), its three order lines in one multi-row insert,
-// and its outbox event, on a D1 session at the primary, then the second object call of every write
+// D1 batch of the application row (every column, so all indexes of `applications` are maintained, the
+// unique duplicate index included), its three order lines in one multi-row insert, its outbox event
+// and the partner's storage counter, on a D1 session at the primary, then the second object call of every write
 // (RateLimiter.remember, the write's bookmark). The same file is the reference floor "+ queue send" when
 // the Worker has the NOTIFICATIONS queue binding. The values are what the API stores for the benchmark's create body
 // (bench/create-body.ts); ids, order number and duplicate fingerprint are unique per request, ids
@@ -16,12 +16,20 @@
 //
 // Path: /<partnerId> (the writer partner, the same one the create scenario writes for).
 const APPLICATION_SQL =
-  'insert into "applications" ("id", "partner_id", "type", "state", "state_reason", "agreement_terms_and_conditions", "customer", "order_details", "merchant_urls", "order_number", "customer_email", "variable_symbols", "currency", "total_amount", "approved_amount", "refunded_amount", "decision_reasons", "decided_at", "cancel_reason", "custom_cancel_reason", "duplicate_fingerprint", "event_sequence", "version", "created_at", "updated_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+  'insert into "applications" ("id", "partner_id", "type", "state", "state_reason", "agreement_terms_and_conditions", "customer", "order_details", "merchant_urls", "order_number", "customer_email", "variable_symbols", "currency", "total_amount", "approved_amount", "refunded_amount", "decision_reasons", "decided_at", "accepted_offer", "expires_at", "reminder_at", "review_at", "review_outcome", "next_due_at", "cancel_reason", "custom_cancel_reason", "duplicate_fingerprint", "event_sequence", "version", "created_at", "updated_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
 const LINE_VALUES = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 const LINES_SQL = `insert into "order_lines" ("id", "application_id", "position", "code", "ean", "name", "type", "variant", "producer", "categories", "product_url", "quantity", "unit_price_amount", "total_price_amount", "unit_vat_rate", "unit_vat_amount", "total_vat_rate", "total_vat_amount", "state", "sent_date", "delivery_date", "delivery_tracking_number", "created_at", "updated_at") values ${LINE_VALUES}, ${LINE_VALUES}, ${LINE_VALUES}`;
 const EVENT_SQL =
-  'insert into "events" ("id", "application_id", "partner_id", "type", "sequence", "state", "state_reason", "occurred_at", "status", "next_attempt_at", "failed_attempts", "delivering_until", "delivered_at", "failure_reason") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
-const BATCH = [APPLICATION_SQL, LINES_SQL, EVENT_SQL];
+  'insert into "events" ("id", "application_id", "partner_id", "type", "sequence", "state", "state_reason", "expires_at", "occurred_at", "status", "next_attempt_at", "failed_attempts", "delivering_until", "delivering_to", "replayed_at", "delivered_at", "failure_reason") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+// The partner's storage counter: what the new rows hold, within its quota (src/db/storage.ts).
+const QUOTA_SQL = `UPDATE partners SET stored_bytes = stored_bytes + ?1,
+         within_quota = (?1 < 0 OR stored_bytes + ?1 <= COALESCE(storage_quota_bytes, ?2)) WHERE id = ?3`;
+const BATCH = [APPLICATION_SQL, LINES_SQL, EVENT_SQL, QUOTA_SQL];
+/** About what the benchmark's create body stores (its rows' JSON), and the default quota. */
+const STORED_BYTES = 4000;
+const DEFAULT_QUOTA = 1073741824;
+/** The customer's deadline (CUSTOMER_DECISION_TTL_SECONDS, 72 h). */
+const CUSTOMER_DECISION_MS = 72 * 3600 * 1000;
 
 const CUSTOMER = JSON.stringify({
   fullName: "Jana Nováková",
@@ -161,6 +169,12 @@ export default {
         null,
         null,
         null,
+        at + CUSTOMER_DECISION_MS,
+        null,
+        null,
+        null,
+        at + CUSTOMER_DECISION_MS,
+        null,
         null,
         `${TAG}${String(counter).padStart(56, "0")}`,
         1,
@@ -177,6 +191,7 @@ export default {
         1,
         "PROCESSING",
         "PROCESSING_REDIRECT_NEEDED",
+        at + CUSTOMER_DECISION_MS,
         at,
         "PENDING",
         at,
@@ -184,7 +199,10 @@ export default {
         null,
         null,
         null,
+        null,
+        null,
       ),
+      statements[3].bind(STORED_BYTES, DEFAULT_QUOTA, partnerId),
     ]);
     // The object keeps bookmarks for a live session only, as a token's object holds one: open it once.
     opened ??= limiter.openSession({ partnerId, expiresAt: Date.now() + 365 * 86_400_000 });
