@@ -5,7 +5,10 @@ import { getApplication } from "./get";
 import { listApplications } from "./list";
 import { precheck } from "./precheck";
 
-/** The applications group's routers (`ROUTE_GROUPS` in src/app.ts loads it on the first request to its paths). */
+/**
+ * The applications group's operations: `ROUTE_GROUPS` in src/app.ts loads the group on the first request
+ * to its paths, and each operation is built on the first request to it.
+ */
 export const applicationRoutes = [
   createApplication,
   listApplications,

@@ -1,4 +1,7 @@
 import { downloadDocument } from "./download";
 
-/** The documents group's routers (`ROUTE_GROUPS` in src/app.ts loads it on the first request to its paths). */
+/**
+ * The documents group's operations: `ROUTE_GROUPS` in src/app.ts loads the group on the first request
+ * to its paths, and each operation is built on the first request to it.
+ */
 export const documentRoutes = [downloadDocument];

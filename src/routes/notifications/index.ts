@@ -5,8 +5,8 @@ import { replayNotifications } from "./replay";
 import { resendNotification } from "./resend";
 
 /**
- * The notifications group's routers, the signing secret's rotation included (`ROUTE_GROUPS` in
- * src/app.ts loads it on the first request to its paths).
+ * The notifications group's operations, the signing secret's rotation included (`ROUTE_GROUPS` in
+ * src/app.ts loads the group on the first request to its paths, each operation on the first request to it).
  */
 export const notificationRoutes = [
   listNotifications,

@@ -1,5 +1,8 @@
 import { createRefund } from "./create";
 import { listRefunds } from "./list";
 
-/** The refunds group's routers (`ROUTE_GROUPS` in src/app.ts loads it on the first request to its paths). */
+/**
+ * The refunds group's operations: `ROUTE_GROUPS` in src/app.ts loads the group on the first request
+ * to its paths, and each operation is built on the first request to it.
+ */
 export const refundRoutes = [createRefund, listRefunds];

@@ -1,4 +1,7 @@
 import { advanceTime } from "./advance-time";
 
-/** The sandbox group's routers (loaded by ROUTE_GROUPS in src/app.ts on the first request to its paths). */
+/**
+ * The sandbox group's operations: `ROUTE_GROUPS` in src/app.ts loads the group on the first request
+ * to its paths, and each operation is built on the first request to it.
+ */
 export const sandboxRoutes = [advanceTime];
