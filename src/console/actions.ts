@@ -11,7 +11,7 @@ import { planCancellation, planExtend } from "../domain/application-operations";
 import { CANCEL_REASONS, type CancelReason } from "../domain/application-state";
 import { ledgerOf, refundableAmount } from "../domain/ledger";
 import { planRefund, planSend } from "../domain/order-operations";
-import type { Current, Plan } from "../domain/plan";
+import { type Current, MAX_REASON_LENGTH, type Plan } from "../domain/plan";
 import type { Problem, Result } from "../domain/result";
 import { formatMoney } from "../format";
 import { newId } from "../ids";
@@ -52,7 +52,8 @@ const refund: ConsoleAction = {
     const amount = form ? parseAmount(form.get("amount") ?? "") : undefined;
     if (amount === null) return "Enter the amount to refund, such as 150.00.";
     const reason = form ? optionalText(form, "reason") : undefined;
-    if (reason !== undefined && reason.length > 500) return "The reason may be at most 500 characters.";
+    if (reason !== undefined && reason.length > MAX_REASON_LENGTH)
+      return `The reason may be at most ${MAX_REASON_LENGTH} characters.`;
     return (state, ctx) => {
       const { currency } = state.application;
       // Without a form: offered while anything is refundable (a form's amount is judged when it is sent).
@@ -80,7 +81,8 @@ const cancel: ConsoleAction = {
     const reason = form?.get("reason") ?? "APPLICATION_CANCELLED_OTHER";
     if (!(CANCEL_REASONS as readonly string[]).includes(reason)) return "Choose a reason from the list.";
     const customReason = form ? optionalText(form, "note") : undefined;
-    if (customReason !== undefined && customReason.length > 500) return "The note may be at most 500 characters.";
+    if (customReason !== undefined && customReason.length > MAX_REASON_LENGTH)
+      return `The note may be at most ${MAX_REASON_LENGTH} characters.`;
     return (state, ctx) => planCancellation(state, { reason: reason as CancelReason, customReason }, ctx);
   },
   describe(form, current) {

@@ -58,6 +58,8 @@ export interface Current {
  */
 export const MAX_LINES = 500;
 export const MAX_DOCUMENTS = 20;
+/** A reason or note the partner writes down with a change, a refund or a cancellation. */
+export const MAX_REASON_LENGTH = 500;
 
 export interface PlanContext {
   /** The instant of the operation (Unix milliseconds): every deadline is judged at it. */

@@ -108,6 +108,22 @@ describe("actions on an application", () => {
     expect(res.text).toContain("Refund: Enter the amount to refund, such as 150.00.");
   });
 
+  it("refuses a reason or a note longer than the API takes, and stores nothing", async () => {
+    const { partner, token } = await signIn();
+    const id = await approvedWithTotal(token, 100000);
+    const browser = await signedInBrowser(partner);
+    const refund = await ask(browser, id, "refund", { amount: "100", reason: "x".repeat(501) });
+    expect(refund.status).toBe(422);
+    expect(refund.text).toContain("Refund: The reason may be at most 500 characters.");
+    const cancel = await ask(browser, id, "cancel", { reason: "APPLICATION_CANCELLED_OTHER", note: "x".repeat(501) });
+    expect(cancel.status).toBe(422);
+    expect(cancel.text).toContain("The note may be at most 500 characters.");
+    expect(await countRows("refunds", "application_id = ?", id)).toBe(0);
+    expect((await stored(id))!.state).toBe("READY");
+    // At the limit, the confirmation page is shown.
+    expect((await ask(browser, id, "refund", { amount: "100", reason: "x".repeat(500) })).status).toBe(200);
+  });
+
   it("refuses at confirmation what became impossible after asking, in words", async () => {
     const { partner, token } = await signIn();
     const id = await approvedWithTotal(token, 100000);

@@ -6,6 +6,7 @@ import { z } from "@hono/zod-openapi";
 import { APPLICATION_STATES, CANCEL_REASONS, LINE_STATES, STATE_REASONS } from "../../domain/application-state";
 import { DOCUMENT_TYPES } from "../../domain/documents";
 import { FINANCING_TYPES } from "../../domain/financing-terms";
+import { MAX_REASON_LENGTH } from "../../domain/plan";
 import { listOf, withDefault } from "../../http/openapi";
 import { type Infer, schema } from "../../lazy-schema";
 
@@ -216,7 +217,7 @@ export const CancelApplicationRequest = schema(() =>
         .nullish()
         .transform((v) => v ?? "APPLICATION_CANCELLED_OTHER")
         .openapi({ description: "Default APPLICATION_CANCELLED_OTHER" }),
-      customReason: text(500)
+      customReason: text(MAX_REASON_LENGTH)
         .nullish()
         .transform((v) => v ?? undefined),
     })

@@ -1,6 +1,7 @@
 /** Schemas of the order operations (spec "Cancel order items / Return / Send order items", CONTRACT 5). */
 import { z } from "@hono/zod-openapi";
 import { DOCUMENT_TYPES } from "../../domain/documents";
+import { MAX_REASON_LENGTH } from "../../domain/plan";
 import { listOf } from "../../http/openapi";
 import { schema } from "../../lazy-schema";
 import { ITEM_TYPES, Money, OrderContent, VariableSymbol, Vat } from "../applications/schema";
@@ -131,7 +132,7 @@ export const ReturnRequest = schema(() =>
 export const ChangeOrderRequest = schema(() =>
   z
     .object({
-      reason: z.string().min(1).max(500).optional(),
+      reason: z.string().min(1).max(MAX_REASON_LENGTH).optional(),
       order: OrderContent(),
     })
     .openapi("ChangeOrderRequest"),

@@ -1,5 +1,6 @@
 /** Schemas of refunds (CONTRACT 5): created directly or by a return. */
 import { z } from "@hono/zod-openapi";
+import { MAX_REASON_LENGTH } from "../../domain/plan";
 import { schema } from "../../lazy-schema";
 import { DateTimeOutput, Money, VariableSymbol } from "../applications/schema";
 
@@ -7,7 +8,7 @@ export const RefundRequest = schema(() =>
   z
     .object({
       totalPrice: Money(),
-      reason: z.string().min(1).max(500).optional(),
+      reason: z.string().min(1).max(MAX_REASON_LENGTH).optional(),
       variableSymbol: VariableSymbol().optional(),
     })
     .openapi("RefundRequest"),
