@@ -46,6 +46,11 @@ export const CONCURRENT_MODIFICATION = problem(
 /** Rounds before a change gives up to concurrent writes (D1 serialises writes, so some racer wins every round). */
 const ROUNDS = 25;
 
+/** What a plan is made with at the instant `at`: ids that sort by it, and the deadlines' lengths. */
+export function planContext(at: number, deadlines: DeadlinePolicy): PlanContext {
+  return { at, newId: () => newId(at), deadlines };
+}
+
 /** Loads, plans and writes the partner's application; answers what happened. */
 export async function changeApplication(
   services: ChangeServices,
@@ -58,7 +63,7 @@ export async function changeApplication(
     const current = await loadAggregate(db, partnerId, applicationId);
     if (!current) return { outcome: "not_found" };
     const at = now();
-    const plan = planner(current, { at, newId: () => newId(at), deadlines: services.deadlines });
+    const plan = planner(current, planContext(at, services.deadlines));
     if (!plan.ok) return { outcome: "refused", problems: plan.problems, current };
     try {
       const aggregate = await writePlan(db, current, plan.value, at, services.storageQuota);

@@ -15,8 +15,7 @@ import { type DueCursor, dueApplications, loadAggregates, WriteConflict } from "
 import { StorageQuotaExceeded } from "../db/storage";
 import { planDue } from "../domain/application-operations";
 import type { Plan } from "../domain/plan";
-import { newId } from "../ids";
-import { type ChangeServices, changeApplication } from "./change-application";
+import { type ChangeServices, changeApplication, planContext } from "./change-application";
 
 /** Applications read and written together. */
 const PAGE = 25;
@@ -44,7 +43,7 @@ export async function sweepDeadlines(services: ChangeServices): Promise<SweepRun
     const last = due.at(-1)!;
     cursor = { nextDueAt: last.nextDueAt!, id: last.id };
 
-    const ctx = { at, newId: () => newId(at), deadlines: services.deadlines };
+    const ctx = planContext(at, services.deadlines);
     const writes = (
       await loadAggregates(
         db,

@@ -3,7 +3,7 @@
  * extend the authorization. Each is the domain's own plan (the same plan* the API's endpoints run),
  * asked through the same changeApplication: the console only reads the form and says it in words.
  */
-import type { Planner } from "../applications/change-application";
+import { type Planner, planContext } from "../applications/change-application";
 import { now, today } from "../clock";
 import { type Config, deadlinePolicy } from "../config";
 import type { Aggregate } from "../db/applications";
@@ -14,7 +14,6 @@ import { planRefund, planSend } from "../domain/order-operations";
 import { type Current, MAX_REASON_LENGTH, type Plan } from "../domain/plan";
 import type { Problem, Result } from "../domain/result";
 import { formatMoney } from "../format";
-import { newId } from "../ids";
 import { parseAmount } from "./input";
 import { shownTime } from "./layout";
 
@@ -51,6 +50,7 @@ const refund: ConsoleAction = {
   planner(form) {
     const amount = form ? parseAmount(form.get("amount") ?? "") : undefined;
     if (amount === null) return "Enter the amount to refund, such as 150.00.";
+    if (amount === 0) return "Enter an amount of at least 0.01.";
     const reason = form ? optionalText(form, "reason") : undefined;
     if (reason !== undefined && reason.length > MAX_REASON_LENGTH)
       return `The reason may be at most ${MAX_REASON_LENGTH} characters.`;
@@ -72,13 +72,16 @@ const refund: ConsoleAction = {
   done: "The refund was created.",
 };
 
+/** The reason chosen, or the API's default when the form has none (an empty one included). */
+const cancelReason = (form: URLSearchParams | undefined) => form?.get("reason") || "APPLICATION_CANCELLED_OTHER";
+
 const cancel: ConsoleAction = {
   title: "Cancel the application",
   ask: "Cancel application…",
   confirm: "Confirm cancellation",
   fields: ["reason", "note"],
   planner(form) {
-    const reason = form?.get("reason") ?? "APPLICATION_CANCELLED_OTHER";
+    const reason = cancelReason(form);
     if (!(CANCEL_REASONS as readonly string[]).includes(reason)) return "Choose a reason from the list.";
     const customReason = form ? optionalText(form, "note") : undefined;
     if (customReason !== undefined && customReason.length > MAX_REASON_LENGTH)
@@ -88,7 +91,7 @@ const cancel: ConsoleAction = {
   describe(form, current) {
     return [
       `Cancel the application for order ${current.application.orderDetails.number}: nothing of it stays financed, and the customer is not charged.`,
-      `Reason: ${form.get("reason")}${optionalText(form, "note") ? ` (${optionalText(form, "note")})` : ""}`,
+      `Reason: ${cancelReason(form)}${optionalText(form, "note") ? ` (${optionalText(form, "note")})` : ""}`,
     ];
   },
   done: "The application was cancelled.",
@@ -136,8 +139,7 @@ export const isActionName = (name: string): name is ActionName => Object.hasOwn(
 
 /** The plan as it would be written now, without writing it: what the console offers and confirms. */
 export function preview(planner: Planner, current: Aggregate, cfg: Config): Result<Plan> {
-  const at = now();
-  return planner(current, { at, newId: () => newId(at), deadlines: deadlinePolicy(cfg) });
+  return planner(current, planContext(now(), deadlinePolicy(cfg)));
 }
 
 /** A refusal of the domain in words a support person can repeat to a customer; its code follows. */

@@ -4,6 +4,7 @@
  */
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { HonoEnv } from "../env";
 import { ApiError } from "../http/errors";
 import { logForRequest } from "../http/log";
@@ -23,6 +24,11 @@ const PAGES = {
   },
   https_required: { status: 403, heading: "HTTPS is required", message: "Please open the console over https://." },
   not_found: { status: 404, heading: "Not found", message: "There is no such page or application in your console." },
+  too_large: {
+    status: 413,
+    heading: "This form is too large",
+    message: "Please go back and send the console's own form again.",
+  },
   in_progress: {
     status: 409,
     heading: "Still working on it",
@@ -50,8 +56,8 @@ const PAGES = {
 
 export type ErrorPageName = keyof typeof PAGES;
 
-export function errorPage(c: Context<HonoEnv>, name: ErrorPageName) {
-  const { status, heading, message } = PAGES[name];
+export function errorPage(c: Context<HonoEnv>, name: ErrorPageName, status: ContentfulStatusCode = PAGES[name].status) {
+  const { heading, message } = PAGES[name];
   // Only a fault of ours gets a reference: it is what support needs to find the log line.
   const reference = status === 500 ? c.get("requestId") : undefined;
   return page(
@@ -76,14 +82,14 @@ export function errorPage(c: Context<HonoEnv>, name: ErrorPageName) {
 const PAGE_OF_CODE: Partial<Record<string, ErrorPageName>> = {
   https_required: "https_required",
   not_found: "not_found",
+  request_too_large: "too_large",
   rate_limit_exceeded: "too_many",
   IDEMPOTENCY_KEY_IN_USE: "in_progress",
   IDEMPOTENCY_KEY_REUSED: "form_reused",
   STORAGE_QUOTA_EXCEEDED: "storage_full",
 };
-/** For a code the console has no words for: a page of the same status, else "bad request". */
+/** For a code the console has no words for: the words of a page of the same status, else "bad request". */
 const PAGE_OF_STATUS: Partial<Record<number, ErrorPageName>> = {
-  404: "not_found",
   422: "unprocessable",
   429: "too_many",
 };
@@ -102,7 +108,8 @@ function pageOf(err: ApiError): ErrorPageName {
 export function consoleError(err: Error, c: Context<HonoEnv>) {
   if (err instanceof ApiError && err.status < 500) {
     for (const [name, value] of Object.entries(err.headers)) c.header(name, value);
-    return errorPage(c, pageOf(err));
+    // The words are the page's; the status stays the error's, as the API would answer it.
+    return errorPage(c, pageOf(err), err.status);
   }
   if (err instanceof HTTPException && err.status < 500) return errorPage(c, "bad_request");
   if (isTransient(err)) {

@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import type { HonoEnv } from "../env";
+import { limitBodyTo } from "../http/body-limit";
 import { applicationDetail } from "./application";
 import { applicationActions } from "./application-actions";
 import { applicationsList } from "./applications";
@@ -18,10 +19,15 @@ import { signIn, signOut } from "./sign-in";
  */
 export const consoleRoutes = new Hono<HonoEnv>();
 
+/** The largest form the console takes: its longest is a refund or a cancellation with a 500-character text. */
+export const MAX_FORM_BYTES = 64 * 1024;
+
 consoleRoutes.use("/console/*", async (c, next) => {
   await next();
   consoleHeaders(c);
 });
+// The console's forms are a few fields: a body far beyond them is refused before anything reads it.
+consoleRoutes.use("/console/*", limitBodyTo(MAX_FORM_BYTES));
 consoleRoutes.get("/console", (c) => c.redirect("/console/applications", 303));
 consoleRoutes.route("/", signIn);
 // Scoped paths, not "*": the group's middleware is mounted into the app, and must guard only these.

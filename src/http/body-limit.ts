@@ -6,30 +6,34 @@ import { ApiError } from "./errors";
 /** 10 MB as the contract counts it. */
 export const MAX_BODY_BYTES = 10 * 1024 * 1024;
 
-const limit = bodyLimit({
-  maxSize: MAX_BODY_BYTES,
-  onError: () => {
-    throw new ApiError("request_too_large", `request body exceeds ${MAX_BODY_BYTES} bytes`);
-  },
-});
-
 /**
- * 413 over 10 MB, by Content-Length or counted while a streamed body arrives. A stream that breaks
+ * 413 over `maxBytes`, by Content-Length or counted while a streamed body arrives. A stream that breaks
  * before its end (the client went away, the connection was cut) is the client's fault: 400, so that
  * logs and metrics do not blame the service, even though the client will not see the answer.
  */
-export const limitBody = createMiddleware<HonoEnv>(async (c, next) => {
-  let reachedHandler = false;
-  try {
-    await limit(c, async () => {
-      reachedHandler = true;
-      await next();
-    });
-  } catch (error) {
-    if (reachedHandler || error instanceof ApiError) throw error;
-    throw ApiError.of([{ code: "INVALID_REQUEST", message: "the request body could not be read to its end" }]);
-  }
-});
+export function limitBodyTo(maxBytes: number) {
+  const limit = bodyLimit({
+    maxSize: maxBytes,
+    onError: () => {
+      throw new ApiError("request_too_large", `request body exceeds ${maxBytes} bytes`);
+    },
+  });
+  return createMiddleware<HonoEnv>(async (c, next) => {
+    let reachedHandler = false;
+    try {
+      await limit(c, async () => {
+        reachedHandler = true;
+        await next();
+      });
+    } catch (error) {
+      if (reachedHandler || error instanceof ApiError) throw error;
+      throw ApiError.of([{ code: "INVALID_REQUEST", message: "the request body could not be read to its end" }]);
+    }
+  });
+}
+
+/** Every request: the contract's 10 MB. */
+export const limitBody = limitBodyTo(MAX_BODY_BYTES);
 
 /**
  * With DRAIN_UNREAD_BODIES (local development only): a request body the answer did not need is read to

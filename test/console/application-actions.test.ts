@@ -108,6 +108,37 @@ describe("actions on an application", () => {
     expect(res.text).toContain("Refund: Enter the amount to refund, such as 150.00.");
   });
 
+  it("refuses a refund of nothing in its own words, not as one above what is refundable", async () => {
+    const { partner, token } = await signIn();
+    const id = await approvedWithTotal(token, 100000);
+    const res = await ask(await signedInBrowser(partner), id, "refund", { amount: "0.00" });
+    expect(res.status).toBe(422);
+    expect(res.text).toContain("Refund: Enter an amount of at least 0.01.");
+    expect(await countRows("refunds", "application_id = ?", id)).toBe(0);
+  });
+
+  it("cancels with the API's default reason when the form sends none", async () => {
+    const { partner, token } = await signIn();
+    const created = await createApplication(token);
+    const browser = await signedInBrowser(partner);
+    const { reason: _, ...withoutReason } = formFields(
+      (await browser.get(page(created.id))).html,
+      `${page(created.id)}/cancel`,
+    );
+    const confirmation = await browser.post(`${page(created.id)}/cancel`, withoutReason);
+    expect(confirmation.status).toBe(200);
+    expect(confirmation.text).toContain("Reason: APPLICATION_CANCELLED_OTHER");
+    const res = await browser.post(
+      `${page(created.id)}/cancel`,
+      formFields(confirmation.html, `${page(created.id)}/cancel`),
+    );
+    expect(res.status).toBe(303);
+    const row = await env.DB.prepare("SELECT state, cancel_reason AS reason FROM applications WHERE id = ?")
+      .bind(created.id)
+      .first();
+    expect(row).toEqual({ state: "CANCELLED", reason: "APPLICATION_CANCELLED_OTHER" });
+  });
+
   it("refuses a reason or a note longer than the API takes, and stores nothing", async () => {
     const { partner, token } = await signIn();
     const id = await approvedWithTotal(token, 100000);

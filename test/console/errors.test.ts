@@ -52,9 +52,15 @@ describe("the console's error pages", () => {
       "This could not be done",
     ],
     [
-      "any other client error",
+      "a body too large",
       new ApiError("request_too_large", "request body exceeds 1 bytes"),
-      400,
+      413,
+      "This form is too large",
+    ],
+    [
+      "any other client error, with its own status",
+      new ApiError("unsupported_media_type", "Content-Type must be application/json"),
+      415,
       "This request could not be handled",
     ],
   ])("says %s in the console's words, never the API's", async (_case, error, status, heading) => {

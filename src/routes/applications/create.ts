@@ -1,4 +1,4 @@
-import { CONCURRENT_MODIFICATION } from "../../applications/change-application";
+import { CONCURRENT_MODIFICATION, planContext } from "../../applications/change-application";
 import { sha256Hex } from "../../auth/crypto";
 import { session } from "../../auth/require-session";
 import { now } from "../../clock";
@@ -20,7 +20,6 @@ import {
   type RouteDefinition,
   writeContent,
 } from "../../http/openapi";
-import { newId } from "../../ids";
 import { publish } from "../../notifications/outbox";
 import examples from "../examples.json";
 import { presentApplication, presentContext } from "./present";
@@ -65,9 +64,7 @@ export const createApplication = openApiRoute(route, async (c) => {
   const { partnerId } = session(c);
   const cfg = c.var.config;
   const at = now();
-  const plan = orRefuse(
-    planCreate(input, { at, newId: () => newId(at), deadlines: deadlinePolicy(cfg), urlPolicy: urlPolicy(cfg) }),
-  );
+  const plan = orRefuse(planCreate(input, { ...planContext(at, deadlinePolicy(cfg)), urlPolicy: urlPolicy(cfg) }));
   const db = database(c.env);
   const owner = { partnerId, fingerprint: await sha256Hex(duplicateKey(input)), quota: cfg.STORAGE_QUOTA_BYTES };
   let stored: Awaited<ReturnType<typeof storeApplication>>;
