@@ -12,7 +12,7 @@ const route = orderOperationRoute({
   summary: "Cancel order items",
   description:
     "Cancels items not yet sent: without `items` (or with an empty body) every such item, else the given units (identifiers must all match; a partial quantity splits the line). The financed total drops by the cancelled amount. Cancelling every remaining item cancels the application (CANCELLED_NOT_PAID). A DISCOUNT line is never cancelled on its own: it is cancelled with the last of the other items, and until then stays whole with the items that remain.",
-  body: CancelItemsRequest(),
+  body: CancelItemsRequest,
   example: examples.cancelItemsRequest,
   refusals: {
     APPLICATION_NOT_READY: "under manual review: the order stays as the customer agreed it",

@@ -13,7 +13,7 @@ const route = orderOperationRoute({
   summary: "Mark order items as delivered",
   description:
     "Needs state READY. Without `items` every item not yet delivered (nor cancelled or returned) is marked DELIVERED; a line not yet sent is sent too (its `sentDate` becomes `sentDate`, else `deliveryDate`). `deliveryDate` defaults to today. When every active item is delivered the stateReason becomes READY_DELIVERED.",
-  body: DeliverRequest(),
+  body: DeliverRequest,
   example: examples.deliverRequest,
   refusals: {
     ...ITEM_OPERATION_REFUSALS,

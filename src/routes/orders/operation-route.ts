@@ -31,7 +31,8 @@ export function orderOperationRoute<T extends z.ZodType>(options: {
   path: string;
   summary: string;
   description: string;
-  body: T;
+  /** The request body's schema, built with the rest of the request on the operation's first request. */
+  body: () => T;
   example: unknown;
   refusals: Refusals;
 }) {
@@ -46,7 +47,7 @@ export function orderOperationRoute<T extends z.ZodType>(options: {
     request: () => ({
       params: ApplicationIdParam(),
       headers: IdempotencyHeaders(),
-      body: jsonBodyOf(options.body, options.example),
+      body: jsonBodyOf(options.body(), options.example),
     }),
     responses: () => ({
       200: writeContent(

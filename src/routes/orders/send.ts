@@ -13,7 +13,7 @@ const route = orderOperationRoute({
   summary: "Mark order items as sent",
   description:
     "Needs state READY (goods go out only after approval). Without `items` (or with an empty body) every item not yet sent is marked SENT; with `items`, the given units (a partial quantity splits the line). `sentDate` defaults to today. The application's stateReason becomes READY_SHIPPED.",
-  body: SendRequest(),
+  body: SendRequest,
   example: examples.sendRequest,
   refusals: {
     ...ITEM_OPERATION_REFUSALS,
