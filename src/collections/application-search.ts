@@ -46,9 +46,10 @@ export function searchFilter(partnerId: string): Filterable<string> {
       const found = [ofPartner(sql`${orderNumber} = ${text}`)];
       if (EMAIL.test(text!)) found.push(ofPartner(sql`${customerEmail} = ${text!.toLowerCase()}`));
       if (VARIABLE_SYMBOL.test(text!)) {
-        // The symbol's rows span partners; the list's scope keeps the partner's own.
-        const { applicationId, variableSymbol } = names(applicationVariableSymbols);
-        found.push(sql`SELECT ${applicationId} FROM ${applicationVariableSymbols} WHERE ${variableSymbol} = ${text}`);
+        const { partnerId: owner, applicationId, variableSymbol } = names(applicationVariableSymbols);
+        found.push(
+          sql`SELECT ${applicationId} FROM ${applicationVariableSymbols} WHERE ${owner} = ${partnerId} AND ${variableSymbol} = ${text}`,
+        );
       }
       if (APPLICATION_ID.test(text!)) found.push(ofPartner(sql`${id} = ${text!.toUpperCase()}`));
       return sql`${applications.id} IN (${sql.join(found, sql` UNION ALL `)})`;

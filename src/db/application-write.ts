@@ -234,7 +234,13 @@ async function insertApplication(
   quota: number,
 ): Promise<"created" | "duplicate"> {
   const rows = lines.map((l) => lineRow(application.id, l, application.createdAt));
-  const bytes = rows.reduce((sum, row) => sum + rowBytes(row), rowBytes(application));
+  // The lookup rows the database's trigger adds, one per distinct symbol (migrations/0008_variable_symbols_by_partner.sql), count too.
+  const symbols = new Set(application.variableSymbols ? application.variableSymbols.split(",") : []);
+  const bytes = [...symbols].reduce(
+    (sum, variableSymbol) =>
+      sum + rowBytes({ partnerId: application.partnerId, variableSymbol, applicationId: application.id }),
+    rows.reduce((sum, row) => sum + rowBytes(row), rowBytes(application)),
+  );
   try {
     // Statements prepared once (insertRows), not built by Drizzle per request: create is the hottest write.
     await db.$client.batch([

@@ -138,19 +138,24 @@ export const applications = sqliteTable(
 
 /**
  * Each variable symbol of an application, as its own row: the console's search finds an order by any of
- * its symbols through this key, where the comma-joined `variable_symbols` can only be scanned. Written by
- * a trigger on inserts into applications (migrations/0007_variable_symbol_lookup.sql; symbols never change
- * after creation), so every path that stores an application keeps it.
+ * its symbols through this key, where the comma-joined `variable_symbols` can only be scanned. Keyed by
+ * the partner first, so that a search reads the partner's own rows only. Written by a trigger on inserts
+ * into applications (migrations/0008_variable_symbols_by_partner.sql; symbols never change after
+ * creation), so every path that stores an application keeps it; the partner's usage counts the rows
+ * (src/db/application-write.ts).
  */
 export const applicationVariableSymbols = sqliteTable(
   "application_variable_symbols",
   {
+    partnerId: text("partner_id")
+      .notNull()
+      .references(() => partners.id),
     variableSymbol: text("variable_symbol").notNull(),
     applicationId: text("application_id")
       .notNull()
       .references(() => applications.id),
   },
-  (t) => [primaryKey({ columns: [t.variableSymbol, t.applicationId] })],
+  (t) => [primaryKey({ columns: [t.partnerId, t.variableSymbol, t.applicationId] })],
 );
 
 /** One row per order line. A partial operation splits a line: the touched units become a new line. */

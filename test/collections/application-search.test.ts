@@ -85,7 +85,7 @@ describe("console search", () => {
   it("uses the index of each alternative the text can be", async () => {
     const details = (await plan("2026")).join("\n");
     expect(details).toContain("application_variable_symbols");
-    expect(details).toMatch(/sqlite_autoindex_application_variable_symbols_1 \(variable_symbol=\?\)/);
+    expect(details).toMatch(/sqlite_autoindex_application_variable_symbols_1 \(partner_id=\? AND variable_symbol=\?\)/);
     expect((await plan("Customer7@Example.com")).join("\n")).toMatch(
       /applications_partner_email_idx \(partner_id=\? AND customer_email=\?\)/,
     );

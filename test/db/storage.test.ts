@@ -114,6 +114,38 @@ describe("the partner's storage quota", () => {
     expect((await usage(partner.id)) - beforeReturn).toBeGreaterThan(40_000);
   });
 
+  it("counts the variable-symbol lookup rows the database adds, as migration 0008 counts those before it", async () => {
+    const { partner, token } = await signIn();
+    const withSymbols = (variableSymbols: string[]) => {
+      const body = applicationRequest();
+      return { ...body, order: { ...body.order, variableSymbols } };
+    };
+    const created = await createApplication(token, withSymbols(["1234567890", "42", "42"]));
+    const withThem = await usage(partner.id);
+    await createApplication(token, withSymbols([]));
+    const without = (await usage(partner.id)) - withThem;
+    const rows = await env.DB.prepare(
+      `SELECT partner_id AS partnerId, variable_symbol AS variableSymbol, application_id AS applicationId,
+         length(json_object('partnerId', partner_id, 'variableSymbol', variable_symbol, 'applicationId', application_id)) AS counted
+       FROM application_variable_symbols WHERE application_id = ? ORDER BY variable_symbol`,
+    )
+      .bind(created.id)
+      .all<{ partnerId: string; variableSymbol: string; applicationId: string; counted: number }>();
+    // One row per distinct symbol, keyed by its partner; the migration's SQL counts each as the service does.
+    expect(rows.results.map((r) => [r.partnerId, r.variableSymbol])).toEqual([
+      [partner.id, "1234567890"],
+      [partner.id, "42"],
+    ]);
+    const lookupBytes = rows.results.reduce((sum, { counted, ...row }) => {
+      expect(counted).toBe(new TextEncoder().encode(JSON.stringify(row)).length);
+      return sum + counted;
+    }, 0);
+    // The application with symbols holds its lookup rows beyond the one without (whose own row is only
+    // the symbols' few characters shorter).
+    expect(withThem - without).toBeGreaterThanOrEqual(lookupBytes);
+    expect(withThem - without).toBeLessThan(lookupBytes + 100);
+  });
+
   it("refuses growth past the quota whole: 500 kB documents until it is full, then 422 and nothing changed", async () => {
     const { partner, token } = await signIn();
     const id = await approved(token);
