@@ -3,26 +3,14 @@
  * reads out (an order number, an e-mail, a variable symbol, an application id), so one term matches any
  * of them. The partner API keeps its filters as they are; this collection is the console's.
  */
-import { getTableColumns, type SQL, sql } from "drizzle-orm";
-import type { SQLiteTable } from "drizzle-orm/sqlite-core";
-import { applications, applicationVariableSymbols } from "../db/schema";
-import { applicationsCollection } from "./applications";
+import { type SQL, sql } from "drizzle-orm";
+import { applications } from "../db/schema";
+import { applicationsOf, names, variableSymbolValue, withVariableSymbol } from "./applications";
 import type { Filterable } from "./collection";
 
-/** As the API's filters read them: e-mails stored lowercased, variable symbols 1 to 10 digits, ULIDs. */
+/** As the API's filters read them: e-mails stored lowercased, ULIDs (variable symbols: `variableSymbolValue`). */
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
-const VARIABLE_SYMBOL = /^[0-9]{1,10}$/;
 const APPLICATION_ID = /^[0-9A-HJKMNP-TV-Z]{26}$/i;
-
-/**
- * A table's columns by bare name: the list's query is read through Drizzle's relational builder, which
- * qualifies every column with the outer list's alias, so a subquery names its own columns unqualified.
- */
-function names<T extends SQLiteTable>(table: T) {
-  return Object.fromEntries(
-    Object.entries(getTableColumns(table)).map(([key, column]) => [key, sql.identifier(column.name)]),
-  ) as unknown as Record<keyof T["_"]["columns"], SQL>;
-}
 
 /**
  * `search|eq|<text>`: the ids of the partner's applications whose order number is the text, and of
@@ -36,6 +24,7 @@ export function searchFilter(partnerId: string): Filterable<string> {
     sql`SELECT ${id} FROM ${applications} WHERE ${partner} = ${partnerId} AND ${condition}`;
   return {
     operators: ["eq"],
+    lookup: true,
     parse: (value) => {
       const text = value.trim();
       return text.length >= 1 && text.length <= 254
@@ -45,28 +34,15 @@ export function searchFilter(partnerId: string): Filterable<string> {
     where: (_operator, [text]) => {
       const found = [ofPartner(sql`${orderNumber} = ${text}`)];
       if (EMAIL.test(text!)) found.push(ofPartner(sql`${customerEmail} = ${text!.toLowerCase()}`));
-      if (VARIABLE_SYMBOL.test(text!)) {
-        const { partnerId: owner, applicationId, variableSymbol } = names(applicationVariableSymbols);
-        found.push(
-          sql`SELECT ${applicationId} FROM ${applicationVariableSymbols} WHERE ${owner} = ${partnerId} AND ${variableSymbol} = ${text}`,
-        );
-      }
+      if (variableSymbolValue(text!).ok) found.push(withVariableSymbol(partnerId, [text!]));
       if (APPLICATION_ID.test(text!)) found.push(ofPartner(sql`${id} = ${text!.toUpperCase()}`));
       return sql`${applications.id} IN (${sql.join(found, sql` UNION ALL `)})`;
     },
   };
 }
 
-/**
- * The list's scope while the search box is used. Without statistics SQLite takes a partner for a
- * handful of rows, so with the plain scope it walks the sort's index over all of the partner's
- * applications and tests each against the found ids; the unary `+` leaves it the ids to look up (each
- * lookup above already keeps to the partner), and the few found are sorted.
- */
-export const searchScope = (partnerId: string) => sql`+${applications.partnerId} = ${partnerId}`;
-
 /** The applications list with the search box, for one partner (the search looks only at its rows). */
-export const applicationSearchCollection = (partnerId: string) => ({
-  ...applicationsCollection,
-  filterable: { ...applicationsCollection.filterable, search: searchFilter(partnerId) },
-});
+export function applicationSearchCollection(partnerId: string) {
+  const collection = applicationsOf(partnerId);
+  return { ...collection, filterable: { ...collection.filterable, search: searchFilter(partnerId) } };
+}

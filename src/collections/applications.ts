@@ -1,17 +1,26 @@
 /**
  * What the applications list sorts and filters on (CONTRACT 7). Orders make sense only for dates,
  * amounts and order numbers (compared as text, the same order as `sort=orderNumber`); enums, e-mails
- * and variable symbols take `eq` and `in`. Every attribute has an index (partner_id, attribute, id).
+ * and variable symbols take `eq` and `in`. Every attribute has an index (partner_id, attribute, id),
+ * except the variable symbols, found in a lookup table's key (partner, symbol).
  */
 import { z } from "@hono/zod-openapi";
-import { eq } from "drizzle-orm";
+import { eq, getTableColumns, type SQL, sql } from "drizzle-orm";
+import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import { type ApplicationPageRow, applicationsPage } from "../db/applications";
-import { applications } from "../db/schema";
+import { applications, applicationVariableSymbols } from "../db/schema";
 import { APPLICATION_STATES, STATE_REASONS } from "../domain/application-state";
 import { FINANCING_TYPES } from "../domain/financing-terms";
 import { schema } from "../lazy-schema";
-import { type Collection, EQUALITY_OPERATORS, OPERATORS, type Parsed } from "./collection";
-import { columnFilter, enumFilter, instantFilter, integerValue, listMemberFilter, textValue } from "./filters";
+import {
+  type Collection,
+  EQUALITY_OPERATORS,
+  type Filterable,
+  OPERATORS,
+  type PageRequest,
+  type Parsed,
+} from "./collection";
+import { columnFilter, enumFilter, instantFilter, integerValue, textValue } from "./filters";
 import { PageQuery } from "./query";
 
 const email = schema(() => z.email());
@@ -23,37 +32,85 @@ const emailValue = (value: string): Parsed<string> =>
     : { ok: false, message: "must be an e-mail address" };
 
 /** Digits only (as at creation): no separator or pattern character can reach the query. */
-const variableSymbolValue = (value: string): Parsed<string> =>
+export const variableSymbolValue = (value: string): Parsed<string> =>
   /^[0-9]{1,10}$/.test(value) ? { ok: true, value } : { ok: false, message: "must be 1 to 10 digits" };
 
-export const applicationsCollection = {
-  table: applications,
-  id: applications.id,
-  idKey: "id",
-  read: applicationsPage,
-  sortable: {
-    createdAt: applications.createdAt,
-    updatedAt: applications.updatedAt,
-    state: applications.state,
-    type: applications.type,
-    orderNumber: applications.orderNumber,
-    totalPrice: applications.totalAmount,
+/**
+ * A table's columns by bare name: the list's query is read through Drizzle's relational builder, which
+ * qualifies every column with the outer list's alias, so a subquery names its own columns unqualified.
+ */
+export function names<T extends SQLiteTable>(table: T) {
+  return Object.fromEntries(
+    Object.entries(getTableColumns(table)).map(([key, column]) => [key, sql.identifier(column.name)]),
+  ) as unknown as Record<keyof T["_"]["columns"], SQL>;
+}
+
+/**
+ * `variableSymbol`: the partner's applications with any of the symbols, found in the key (partner,
+ * symbol) of the lookup table the database keeps (src/db/schema.ts), not by scanning each application's
+ * comma-joined list.
+ */
+export function variableSymbolFilter(partnerId: string): Filterable<string> {
+  return {
+    operators: EQUALITY_OPERATORS,
+    parse: variableSymbolValue,
+    lookup: true,
+    where: (_operator, values) => sql`${applications.id} IN (${withVariableSymbol(partnerId, values)})`,
+  };
+}
+
+/** The ids of the partner's applications that have any of the symbols, by the lookup table's key. */
+export function withVariableSymbol(partnerId: string, symbols: string[]): SQL {
+  const { partnerId: owner, applicationId, variableSymbol } = names(applicationVariableSymbols);
+  const listed = sql.join(
+    symbols.map((symbol) => sql`${symbol}`),
+    sql`, `,
+  );
+  return sql`SELECT ${applicationId} FROM ${applicationVariableSymbols} WHERE ${owner} = ${partnerId} AND ${variableSymbol} IN (${listed})`;
+}
+
+/** The applications list of one partner: what it sorts on, and its filters (the symbols' lookup is the partner's). */
+export const applicationsOf = (partnerId: string) =>
+  ({
+    table: applications,
     id: applications.id,
-  },
-  filterable: {
-    state: enumFilter(applications.state, APPLICATION_STATES),
-    stateReason: enumFilter(applications.stateReason, STATE_REASONS),
-    type: enumFilter(applications.type, FINANCING_TYPES),
-    orderNumber: columnFilter(applications.orderNumber, OPERATORS, textValue(100)),
-    variableSymbol: listMemberFilter(applications.variableSymbols, variableSymbolValue),
-    customerEmail: columnFilter(applications.customerEmail, EQUALITY_OPERATORS, emailValue),
-    createdAt: instantFilter(applications.createdAt),
-    updatedAt: instantFilter(applications.updatedAt),
-    totalPrice: columnFilter(applications.totalAmount, OPERATORS, integerValue),
-  },
-} satisfies Collection<typeof applications, ApplicationPageRow>;
+    idKey: "id",
+    read: applicationsPage,
+    sortable: {
+      createdAt: applications.createdAt,
+      updatedAt: applications.updatedAt,
+      state: applications.state,
+      type: applications.type,
+      orderNumber: applications.orderNumber,
+      totalPrice: applications.totalAmount,
+      id: applications.id,
+    },
+    filterable: {
+      state: enumFilter(applications.state, APPLICATION_STATES),
+      stateReason: enumFilter(applications.stateReason, STATE_REASONS),
+      type: enumFilter(applications.type, FINANCING_TYPES),
+      orderNumber: columnFilter(applications.orderNumber, OPERATORS, textValue(100)),
+      variableSymbol: variableSymbolFilter(partnerId),
+      customerEmail: columnFilter(applications.customerEmail, EQUALITY_OPERATORS, emailValue),
+      createdAt: instantFilter(applications.createdAt),
+      updatedAt: instantFilter(applications.updatedAt),
+      totalPrice: columnFilter(applications.totalAmount, OPERATORS, integerValue),
+    },
+  }) satisfies Collection<typeof applications, ApplicationPageRow>;
 
 export const partnerScope = (partnerId: string) => eq(applications.partnerId, partnerId);
+
+/**
+ * The partner's scope of a page. Where a term looks its ids up (a variable symbol, the console's
+ * search), the unary `+` leaves SQLite those ids to start from: without statistics it takes a partner
+ * for a handful of rows, so with the plain scope it walks the sort's index over all of the partner's
+ * applications and tests each against the ids found; the few found are sorted instead.
+ */
+export function applicationScope(partnerId: string, collection: Collection, request: PageRequest): SQL {
+  return request.filter.some((term) => collection.filterable[term.name]?.lookup)
+    ? sql`+${applications.partnerId} = ${partnerId}`
+    : partnerScope(partnerId);
+}
 
 export const ApplicationsQuery = schema(() =>
   PageQuery().extend({

@@ -3,7 +3,7 @@
  * sort, which filters exist and how they read values, and the shapes of a page request and a page.
  * One layer serves every list (applications, refunds, notifications):
  * - query.ts reads `limit`, `after`, `before`, `sort` and `filter` against a collection;
- * - filters.ts holds the kinds of filters (enum, text, integer, instant, list member);
+ * - filters.ts holds the kinds of filters (enum, text, integer, instant);
  * - keyset.ts runs the keyset query: never OFFSET, so a page costs the same however deep it is;
  * - links.ts writes `pagingInfo` with ready-made links to the neighbouring pages.
  *
@@ -36,6 +36,11 @@ export interface Filterable<T = unknown> {
   parse(value: string): Parsed<T>;
   /** The condition of one term; `values` has one entry except for `in`. */
   where(operator: Operator, values: T[]): SQL;
+  /**
+   * The condition looks the matching ids up in a key of their own (a handful of rows): the list should
+   * start from them rather than walk the scope's index (see `applicationScope`).
+   */
+  readonly lookup?: boolean;
 }
 
 /** What a list offers. Names are the partner's; columns are how they are stored. */

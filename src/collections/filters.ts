@@ -1,6 +1,6 @@
 /** The kinds of filters a collection offers: how a value is read and which condition a term becomes. */
 import { z } from "@hono/zod-openapi";
-import { and, eq, gt, gte, inArray, lt, lte, or, sql } from "drizzle-orm";
+import { and, eq, gt, gte, inArray, lt, lte, or } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { schema } from "../lazy-schema";
 import { EQUALITY_OPERATORS, type Filterable, OPERATORS, type Operator, type Parsed } from "./collection";
@@ -71,18 +71,5 @@ export function instantFilter(column: SQLiteColumn): Filterable<number> {
           return or(...[t!, ...more].map(equal))!;
       }
     },
-  };
-}
-
-/**
- * A column holding a comma-joined list (no value contains a comma): `eq`/`in` match when any member
- * equals a value. `instr` on comma-fenced text has no wildcards, so no value can widen the match.
- */
-export function listMemberFilter(column: SQLiteColumn, parse: (value: string) => Parsed<string>): Filterable<string> {
-  const member = (value: string) => sql`instr(',' || ${column} || ',', ',' || ${value} || ',') > 0`;
-  return {
-    operators: EQUALITY_OPERATORS,
-    parse,
-    where: (_operator, values) => or(...values.map(member))!,
   };
 }

@@ -125,8 +125,12 @@ export function keysetQuery<C extends AnyCollection>(
   return pageQuery(db, collection, where, orderBy, limit);
 }
 
-/** Prepared page statements per database, collection and shape (conditions, order, limit). */
-const prepared = new WeakMap<Database, WeakMap<AnyCollection, Map<string, PreparedPage<unknown>>>>();
+/**
+ * Prepared page statements per database, way of reading (the collection's `read`, else its table) and
+ * shape (conditions, order, limit). Not per collection object: a collection made per request (one with a
+ * filter bound to the partner) reuses the statements of its shapes all the same.
+ */
+const prepared = new WeakMap<Database, WeakMap<object, Map<string, PreparedPage<unknown>>>>();
 /** Shapes kept per collection: filters come from partners, so their combinations are bounded here. */
 const MAX_SHAPES = 256;
 
@@ -138,15 +142,16 @@ const MAX_SHAPES = 256;
 function preparedPage<C extends AnyCollection>(db: Database, collection: C, scope: SQL, request: PageRequest) {
   const parts = pageParts(collection, scope, request);
   const { values, shape } = parameterize(parts.where);
-  let byCollection = prepared.get(db);
-  if (!byCollection) {
-    byCollection = new WeakMap();
-    prepared.set(db, byCollection);
+  let byReading = prepared.get(db);
+  if (!byReading) {
+    byReading = new WeakMap();
+    prepared.set(db, byReading);
   }
-  let shapes = byCollection.get(collection);
+  const reading = collection.read ?? collection.table;
+  let shapes = byReading.get(reading);
   if (!shapes) {
     shapes = new Map();
-    byCollection.set(collection, shapes);
+    byReading.set(reading, shapes);
   }
   const key = `${shape}\u0001${parts.order}\u0001${parts.limit}`;
   let query = shapes.get(key);

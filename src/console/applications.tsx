@@ -6,8 +6,8 @@
  */
 import { Hono } from "hono";
 import { session } from "../auth/require-session";
-import { applicationSearchCollection, searchScope } from "../collections/application-search";
-import { partnerScope } from "../collections/applications";
+import { applicationSearchCollection } from "../collections/application-search";
+import { applicationScope } from "../collections/applications";
 import { keysetPage } from "../collections/keyset";
 import { filterParameter } from "../collections/links";
 import { parsePageRequest } from "../collections/query";
@@ -84,7 +84,6 @@ export const applicationsList = new Hono<HonoEnv>().get(PATH, async (c) => {
   if (terms.length > 0) parameters.set("filter", filterParameter(terms));
   const partnerId = session(c).partnerId;
   const collection = applicationSearchCollection(partnerId);
-  const scope = query.q ? searchScope(partnerId) : partnerScope(partnerId);
   const request = parsePageRequest(collection, `${url.origin}${PATH}?${parameters}`, {
     limit: PAGE_SIZE,
     after: cursor("after"),
@@ -92,7 +91,12 @@ export const applicationsList = new Hono<HonoEnv>().get(PATH, async (c) => {
   });
   const found =
     request.ok && problems.length === 0
-      ? await keysetPage(database(c.env), collection, scope, request.value)
+      ? await keysetPage(
+          database(c.env),
+          collection,
+          applicationScope(partnerId, collection, request.value),
+          request.value,
+        )
       : undefined;
   const refused: Problem[] = [...(request.ok ? [] : request.problems), ...(found && !found.ok ? found.problems : [])];
   const rows = found?.ok ? found.value.rows.map(aggregateOf) : [];

@@ -131,14 +131,14 @@ export const applications = sqliteTable(
     index("applications_partner_order_number_idx").on(t.partnerId, t.orderNumber, t.id),
     index("applications_partner_total_idx").on(t.partnerId, t.totalAmount, t.id),
     index("applications_partner_email_idx").on(t.partnerId, t.customerEmail, t.id),
-    index("applications_partner_vs_idx").on(t.partnerId, t.variableSymbols, t.id),
     index("applications_due_idx").on(t.nextDueAt, t.id).where(sql`${t.nextDueAt} IS NOT NULL`),
   ],
 );
 
 /**
- * Each variable symbol of an application, as its own row: the console's search finds an order by any of
- * its symbols through this key, where the comma-joined `variable_symbols` can only be scanned. Keyed by
+ * Each variable symbol of an application, as its own row: the API's `variableSymbol` filter and the
+ * console's search find an order by any of its symbols through this key, where the comma-joined
+ * `variable_symbols` can only be scanned. Keyed by
  * the partner first, so that a search reads the partner's own rows only. Written by a trigger on inserts
  * into applications (migrations/0008_variable_symbols_by_partner.sql; symbols never change after
  * creation), so every path that stores an application keeps it; the partner's usage counts the rows

@@ -1,6 +1,7 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { applicationSearchCollection, searchScope } from "../../src/collections/application-search";
+import { applicationSearchCollection } from "../../src/collections/application-search";
+import { applicationScope } from "../../src/collections/applications";
 import { keysetPage, keysetQuery } from "../../src/collections/keyset";
 import { filterParameter } from "../../src/collections/links";
 import { parsePageRequest } from "../../src/collections/query";
@@ -37,7 +38,8 @@ async function search(text: string): Promise<string[]> {
   const found: string[] = [];
   let after: string | undefined;
   for (;;) {
-    const page = await keysetPage(db, collection, searchScope(partnerId), { ...request(text), after });
+    const paged = { ...request(text), after };
+    const page = await keysetPage(db, collection, applicationScope(partnerId, collection, paged), paged);
     if (!page.ok) throw new Error(JSON.stringify(page.problems));
     found.push(...page.value.rows.map((row) => row.id));
     if (page.value.rows.length < 100) return found;
@@ -46,11 +48,13 @@ async function search(text: string): Promise<string[]> {
 }
 
 async function plan(text: string, sort?: string): Promise<string[]> {
+  const collection = applicationSearchCollection(partnerId);
+  const asked = request(text, sort);
   const statement = keysetQuery(
     database(env),
-    applicationSearchCollection(partnerId),
-    searchScope(partnerId),
-    request(text, sort),
+    collection,
+    applicationScope(partnerId, collection, asked),
+    asked,
   ).toSQL();
   const rows = await env.DB.prepare(`EXPLAIN QUERY PLAN ${statement.sql}`)
     .bind(...statement.params)

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { applicationsCollection, partnerScope } from "../../src/collections/applications";
+import { applicationScope, applicationsOf } from "../../src/collections/applications";
 import { MAX_FILTER_VALUES } from "../../src/collections/collection";
 import { keysetQuery } from "../../src/collections/keyset";
 import { parsePageRequest } from "../../src/collections/query";
@@ -25,14 +25,15 @@ async function plan(query: string) {
   const db = database(env);
   const url = `http://api.test${LIST}?${query}`;
   const params = new URL(url).searchParams;
-  const parsed = parsePageRequest(applicationsCollection, url, {
+  const collection = applicationsOf(partnerId);
+  const parsed = parsePageRequest(collection, url, {
     limit: 20,
     after: params.get("after") ?? undefined,
     before: params.get("before") ?? undefined,
   });
   if (!parsed.ok) throw new Error(JSON.stringify(parsed.problems));
   const request = parsed.value;
-  const statement = keysetQuery(db, applicationsCollection, partnerScope(partnerId), request).toSQL();
+  const statement = keysetQuery(db, collection, applicationScope(partnerId, collection, request), request).toSQL();
   const rows = await env.DB.prepare(`EXPLAIN QUERY PLAN ${statement.sql}`)
     .bind(...statement.params)
     .all<{ parent: number; detail: string }>();
@@ -106,6 +107,22 @@ describe("the list's keyset queries use an index", () => {
     const after = await plan(`filter=state|eq|READY&after=${cursor()}`);
     expectIndexed(after.details, "applications_partner_state_idx");
     expect(after.details[0]).toContain("state=? AND id>?");
+  });
+
+  it("a variableSymbol filter starts from the partner's symbols in the lookup's key, never from all its applications", async () => {
+    for (const query of [
+      "filter=variableSymbol|in|12,2026&sort=-createdAt",
+      `filter=variableSymbol|eq|12&after=${cursor()}`,
+    ]) {
+      const { sql, details } = await plan(query);
+      // The ids found, each by primary key, then (for another order than the ids') the few found sorted.
+      expect(details.slice(0, 2)).toEqual([
+        "SEARCH applications USING INDEX sqlite_autoindex_applications_1 (id=?)",
+        expect.stringMatching(/^LIST SUBQUERY \d+$/),
+      ]);
+      expect(details.slice(2)).toEqual(query.includes("sort=") ? ["USE TEMP B-TREE FOR ORDER BY"] : []);
+      expect(sql).toMatch(/"application_variable_symbols" WHERE "partner_id" = \? AND "variable_symbol" IN \(/);
+    }
   });
 
   it("a date range sorted on the same date reads one index range", async () => {

@@ -1,5 +1,5 @@
 import { session } from "../../auth/require-session";
-import { ApplicationsQuery, applicationsCollection, partnerScope } from "../../collections/applications";
+import { ApplicationsQuery, applicationScope, applicationsOf } from "../../collections/applications";
 import { keysetPage } from "../../collections/keyset";
 import { pagingInfo } from "../../collections/links";
 import { pageOf, parsePageRequest } from "../../collections/query";
@@ -28,9 +28,11 @@ const route = {
 } satisfies RouteDefinition;
 
 export const listApplications = openApiRoute(route, async (c) => {
-  const request = orRefuse(parsePageRequest(applicationsCollection, c.req.url, c.req.valid("query")));
+  const { partnerId } = session(c);
+  const collection = applicationsOf(partnerId);
+  const request = orRefuse(parsePageRequest(collection, c.req.url, c.req.valid("query")));
   const db = database(c.env);
-  const page = orRefuse(await keysetPage(db, applicationsCollection, partnerScope(session(c).partnerId), request));
+  const page = orRefuse(await keysetPage(db, collection, applicationScope(partnerId, collection, request), request));
   const ctx = presentContext(c);
   const data = await Promise.all(page.rows.map((row) => presentApplication(aggregateOf(row), ctx)));
   return c.json({ data, pagingInfo: pagingInfo(new URL(c.req.url).pathname, request, page) }, 200);
