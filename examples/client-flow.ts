@@ -19,8 +19,8 @@ export interface FlowResult {
 }
 
 /**
- * Login, create (with the README's minimal body), approve at the gateway as the customer would, send
- * everything, return one item with a document, refund a goodwill amount, list, and download the document.
+ * Login, create (with the README's minimal body), approve at the gateway as the customer would, extend
+ * the authorization, send everything, return one item with a document, refund a goodwill amount, list, and download the document.
  * `shop` is where the partner's own pages and notification endpoint are (loopback in local runs).
  */
 export async function partnerFlow(base: string, login: { username: string; password: string }, shop: string) {
