@@ -135,6 +135,11 @@ export interface DueCursor {
  * through the due index (next_due_at, id), never a scan, however many applications there are.
  */
 export async function dueApplications(db: Database, at: number, cursor: DueCursor | null, limit: number) {
+  return await dueQuery(db, at, cursor, limit);
+}
+
+/** The statement of `dueApplications`, unrun (its test reads the plan). */
+export function dueQuery(db: Database, at: number, cursor: DueCursor | null, limit: number) {
   return db
     .select({ id: applications.id, partnerId: applications.partnerId, nextDueAt: applications.nextDueAt })
     .from(applications)

@@ -7,6 +7,8 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { MAX_PER_RUN, sweepDeadlines } from "../../src/applications/deadline-sweep";
+import { dueQuery } from "../../src/db/applications";
+import { database } from "../../src/db/client";
 import { scheduledServices } from "../../src/scheduled";
 import { call, json, signIn } from "../support/api";
 import { applicationRequest, countRows, createApplication } from "../support/factories";
@@ -243,13 +245,18 @@ describe("a manual review", () => {
 });
 
 describe("the sweep", () => {
-  it("finds due applications through its index, never by a scan", async () => {
-    const plan = await env.DB.prepare(
-      "EXPLAIN QUERY PLAN SELECT id, partner_id, next_due_at FROM applications WHERE next_due_at IS NOT NULL AND next_due_at <= ? ORDER BY next_due_at, id LIMIT 25",
-    )
-      .bind(T0)
-      .all<{ detail: string }>();
-    expect(plan.results.map((r) => r.detail).join("; ")).toMatch(/USING (COVERING )?INDEX applications_due_idx/);
+  it("finds due applications through its index, never by a scan or a sort, from the start and after a cursor", async () => {
+    for (const cursor of [null, { nextDueAt: T0 - DAY, id: "01JD0000000000000000000000" }]) {
+      const statement = dueQuery(database(env), T0, cursor, 25).toSQL();
+      const plan = await env.DB.prepare(`EXPLAIN QUERY PLAN ${statement.sql}`)
+        .bind(...statement.params)
+        .all<{ detail: string }>();
+      const details = plan.results.map((r) => r.detail);
+      expect(details.join("; ")).toMatch(
+        /^SEARCH applications USING (COVERING )?INDEX applications_due_idx \(next_due_at/,
+      );
+      expect(details.join("; ")).not.toMatch(/SCAN applications|TEMP B-TREE/);
+    }
   });
 
   it("drains a backlog of 10,000 due applications within two runs, each lapsed once with its event", async () => {
@@ -296,6 +303,15 @@ describe("where SANDBOX is off", () => {
     });
     expect(advance.status).toBe(404);
     expect(await json(advance)).toMatchObject({ error: "not_found" });
+    // Not there whatever is sent: a body it would refuse is not looked at.
+    for (const body of [{ seconds: 0 }, { seconds: "soon" }, {}]) {
+      const refused = await call("POST", `/financing/v1/sandbox/applications/${created.id}/advance-time`, {
+        token,
+        body,
+        vars: PRODUCTION,
+      });
+      expect(refused.status).toBe(404);
+    }
 
     const body = applicationRequest({ email: "jana+approve@example.com" });
     // 60,000.00 CZK: above the DEFERRED_PAYMENT limit of 50,000.00 CZK.

@@ -1,5 +1,7 @@
 import { z } from "@hono/zod-openapi";
+import { createMiddleware } from "hono/factory";
 import { planAdvance } from "../../domain/application-operations";
+import type { HonoEnv } from "../../env";
 import { changeOrRefuse } from "../../http/application-change";
 import { ApiError } from "../../http/errors";
 import {
@@ -32,6 +34,15 @@ const AdvanceTimeRequest = schema(() =>
     .openapi("AdvanceTimeRequest"),
 );
 
+/**
+ * Outside the sandbox the operation does not exist: the same 404 as any unknown path, before the body
+ * is validated (a malformed body must not tell a production client that the operation is there).
+ */
+const sandboxOnly = createMiddleware<HonoEnv>(async (c, next) => {
+  if (!c.var.config.SANDBOX) throw ApiError.notFound("route");
+  await next();
+});
+
 const route = {
   operationId: "advanceTime",
   method: "post",
@@ -41,6 +52,7 @@ const route = {
   description:
     "Only where the service runs as a sandbox (SANDBOX on; 404 elsewhere): moves this application's deadlines and pending manual review `seconds` closer, then applies at once whatever became due, with its notifications, as the scheduled sweep would: the customer's deadline lapsing, the AUTHORIZATION_EXPIRING reminder, the authorization lapsing, a review settling. Answers the application. Test what your integration does on day 21, 28 or 180 without waiting for it.",
   security: bearerSecurity,
+  middleware: [sandboxOnly],
   request: () => ({
     params: ApplicationIdParam(),
     headers: IdempotencyHeaders(),
@@ -53,8 +65,6 @@ const route = {
 } satisfies RouteDefinition;
 
 export const advanceTime = openApiRoute(route, async (c) => {
-  // Outside the sandbox the operation does not exist: the same 404 as any unknown path.
-  if (!c.var.config.SANDBOX) throw ApiError.notFound("route");
   const { seconds } = c.req.valid("json");
   const { aggregate } = await changeOrRefuse(c, c.req.valid("param").applicationId, (current, ctx) =>
     planAdvance(current, { seconds }, ctx),
