@@ -320,18 +320,19 @@ function newSecretPage(c: Context<HonoEnv>, secret: string, previousUntil: numbe
 
 export const notifications = new Hono<HonoEnv>()
   .get(PATH, (c) => notificationsPage(c))
-  .post(`${PATH}/replay`, (c) =>
-    onceForForm(c, async () => {
-      const form = c.get("form");
-      const timeZone = c.var.config.SERVICE_TIMEZONE;
-      const at = now();
-      const from = wallClockInstant(form.get("from") ?? "", timeZone);
-      const toText = form.get("to") ?? "";
-      const to = toText ? wallClockInstant(toText, timeZone) : at + 1;
-      if (from === null || to === null || to <= from) {
-        const heading = "Replay: choose when the notifications occurred, the end after the start.";
-        return notificationsPage(c, { kind: "refused", heading }, 400);
-      }
+  .post(`${PATH}/replay`, (c) => {
+    const form = c.get("form");
+    const timeZone = c.var.config.SERVICE_TIMEZONE;
+    const at = now();
+    const from = wallClockInstant(form.get("from") ?? "", timeZone);
+    const toText = form.get("to") ?? "";
+    const to = toText ? wallClockInstant(toText, timeZone) : at + 1;
+    // A form that asks for nothing is answered before its one-time token is taken (and stored).
+    if (from === null || to === null || to <= from) {
+      const heading = "Replay: choose when the notifications occurred, the end after the start.";
+      return notificationsPage(c, { kind: "refused", heading }, 400);
+    }
+    return onceForForm(c, async () => {
       const result = await replay(c.env, { partnerId: session(c).partnerId, status: "FAILED", from, to }, at);
       if (result.outcome === "too_soon") {
         c.header("Retry-After", String(result.retryAfter));
@@ -349,8 +350,8 @@ export const notifications = new Hono<HonoEnv>()
           ? "No failed notification occurred in that range."
           : `${n} failed notification${n === 1 ? " was" : "s were"} put back in delivery.`;
       return notificationsPage(c, { kind: "done", heading, lines });
-    }),
-  )
+    });
+  })
   .post("/console/notification-secret/rotate", (c) =>
     onceForForm(c, async () => {
       const cfg = c.var.config;

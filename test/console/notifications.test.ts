@@ -4,7 +4,7 @@ import { openSecret } from "../../src/auth/crypto";
 import { newId } from "../../src/ids";
 import { signIn } from "../support/api";
 import { formFields, signedInBrowser } from "../support/console";
-import { createApplication } from "../support/factories";
+import { countRows, createApplication } from "../support/factories";
 import { failedEvent, firstEvent, queuedEventIds, T0, useNotificationHarness } from "../support/notifications";
 
 useNotificationHarness();
@@ -90,6 +90,8 @@ describe("/console/notifications", () => {
     expect(res.status).toBe(400);
     expect(res.text).toContain("the end after the start");
     expect(sentIds()).toEqual([]);
+    // Answered before the form's one-time token is taken: nothing is kept of it.
+    expect(await countRows("idempotency_keys", "partner_id = ?", partner.id)).toBe(0);
   });
 
   it("rotates the signing secret: shown once, with a copy button and the overlap, never in a URL", async () => {
