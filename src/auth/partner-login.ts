@@ -8,6 +8,10 @@ import { partnerByUsername } from "../db/partners";
 import { limiter, loginAddressSubject, loginSubject } from "../rate-limit/client";
 import { DECOY_PASSWORD_HASH, verifyPassword } from "./crypto";
 
+/** The longest user name and password a login takes (a password is hashed whole: its work stays bounded). */
+export const MAX_USERNAME_LENGTH = 200;
+export const MAX_PASSWORD_LENGTH = 1024;
+
 export type LoginCheck =
   | { outcome: "valid"; partnerId: string }
   | { outcome: "wrong" }

@@ -4,7 +4,7 @@
  * shared by both, so the console is no second door for guessing.
  */
 import { type Context, Hono } from "hono";
-import { checkLogin } from "../auth/partner-login";
+import { checkLogin, MAX_PASSWORD_LENGTH, MAX_USERNAME_LENGTH } from "../auth/partner-login";
 import { now } from "../clock";
 import type { HonoEnv } from "../env";
 import { errorPage } from "./errors";
@@ -27,7 +27,14 @@ async function signInPage(c: Context<HonoEnv>, notice?: Notice, username = "", s
           <FormTokens csrf={csrf} />
           <div class="field">
             <label for="username">User name</label>
-            <input id="username" name="username" autocomplete="username" required maxlength={200} value={username} />
+            <input
+              id="username"
+              name="username"
+              autocomplete="username"
+              required
+              maxlength={MAX_USERNAME_LENGTH}
+              value={username}
+            />
           </div>
           <div class="field">
             <label for="password">Password</label>
@@ -37,7 +44,7 @@ async function signInPage(c: Context<HonoEnv>, notice?: Notice, username = "", s
               type="password"
               autocomplete="current-password"
               required
-              maxlength={1024}
+              maxlength={MAX_PASSWORD_LENGTH}
             />
           </div>
           <button type="submit" class="primary">
@@ -59,11 +66,12 @@ export const signIn = new Hono<HonoEnv>()
     if (!(await signInFormValid(c, form))) return errorPage(c, "form_expired");
     const username = form.get("username") ?? "";
     const password = form.get("password") ?? "";
-    if (username.length < 1 || username.length > 200 || password.length < 1 || password.length > 1024) {
+    const tooLong = username.length > MAX_USERNAME_LENGTH || password.length > MAX_PASSWORD_LENGTH;
+    if (username.length < 1 || password.length < 1 || tooLong) {
       return signInPage(
         c,
         { kind: "refused", heading: "Enter your user name and password." },
-        username.slice(0, 200),
+        username.slice(0, MAX_USERNAME_LENGTH),
         400,
       );
     }

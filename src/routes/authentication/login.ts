@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { randomSecret, sha256Hex } from "../../auth/crypto";
-import { checkLogin } from "../../auth/partner-login";
+import { checkLogin, MAX_PASSWORD_LENGTH, MAX_USERNAME_LENGTH } from "../../auth/partner-login";
 import { now } from "../../clock";
 import { database } from "../../db/client";
 import { recordAccessToken } from "../../db/partners";
@@ -15,8 +15,8 @@ export const TOKEN_LIFETIME_SECONDS = 7200;
 const LoginRequest = schema(() =>
   z
     .object({
-      username: z.string().min(1).max(200),
-      password: z.string().min(1).max(1024),
+      username: z.string().min(1).max(MAX_USERNAME_LENGTH),
+      password: z.string().min(1).max(MAX_PASSWORD_LENGTH),
     })
     .openapi("LoginRequest"),
 );
