@@ -69,33 +69,41 @@ export function withVariableSymbol(partnerId: string, symbols: string[]): SQL {
   return sql`SELECT ${applicationId} FROM ${applicationVariableSymbols} WHERE ${owner} = ${partnerId} AND ${variableSymbol} IN (${listed})`;
 }
 
-/** The applications list of one partner: what it sorts on, and its filters (the symbols' lookup is the partner's). */
+/** The applications list's parts that are the same for every partner, built once per isolate. */
+const sortable = {
+  createdAt: applications.createdAt,
+  updatedAt: applications.updatedAt,
+  state: applications.state,
+  type: applications.type,
+  orderNumber: applications.orderNumber,
+  totalPrice: applications.totalAmount,
+  id: applications.id,
+};
+const filtersBefore = {
+  state: enumFilter(applications.state, APPLICATION_STATES),
+  stateReason: enumFilter(applications.stateReason, STATE_REASONS),
+  type: enumFilter(applications.type, FINANCING_TYPES),
+  orderNumber: columnFilter(applications.orderNumber, OPERATORS, textValue(100)),
+};
+const filtersAfter = {
+  customerEmail: columnFilter(applications.customerEmail, EQUALITY_OPERATORS, emailValue),
+  createdAt: instantFilter(applications.createdAt),
+  updatedAt: instantFilter(applications.updatedAt),
+  totalPrice: columnFilter(applications.totalAmount, OPERATORS, integerValue),
+};
+
+/**
+ * The applications list of one partner: what it sorts on, and its filters, the variable symbols' bound
+ * to the partner (in this order: a refusal of an unknown filter lists them so).
+ */
 export const applicationsOf = (partnerId: string) =>
   ({
     table: applications,
     id: applications.id,
     idKey: "id",
     read: applicationsPage,
-    sortable: {
-      createdAt: applications.createdAt,
-      updatedAt: applications.updatedAt,
-      state: applications.state,
-      type: applications.type,
-      orderNumber: applications.orderNumber,
-      totalPrice: applications.totalAmount,
-      id: applications.id,
-    },
-    filterable: {
-      state: enumFilter(applications.state, APPLICATION_STATES),
-      stateReason: enumFilter(applications.stateReason, STATE_REASONS),
-      type: enumFilter(applications.type, FINANCING_TYPES),
-      orderNumber: columnFilter(applications.orderNumber, OPERATORS, textValue(100)),
-      variableSymbol: variableSymbolFilter(partnerId),
-      customerEmail: columnFilter(applications.customerEmail, EQUALITY_OPERATORS, emailValue),
-      createdAt: instantFilter(applications.createdAt),
-      updatedAt: instantFilter(applications.updatedAt),
-      totalPrice: columnFilter(applications.totalAmount, OPERATORS, integerValue),
-    },
+    sortable,
+    filterable: { ...filtersBefore, variableSymbol: variableSymbolFilter(partnerId), ...filtersAfter },
   }) satisfies Collection<typeof applications, ApplicationPageRow>;
 
 export const partnerScope = (partnerId: string) => eq(applications.partnerId, partnerId);
