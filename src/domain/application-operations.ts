@@ -301,10 +301,8 @@ function cancelUnsent(current: Current, ctx: PlanContext): Result<Plan> {
     ctx.newId,
   );
   if (!change.ok) return change;
+  // A discount larger than what went out leaves less financed than refunded: the ledger refuses it.
   const lines = settleDiscounts(change.value, current.application.refundedAmount);
-  if (financedAmount(lines.lines) < 0) {
-    return refused(problem("DISCOUNT_NOT_SEPARABLE", "the discount would be more than what went out"));
-  }
   // One event even where the state and its reason stay (READY_SHIPPED): the order changed.
   return finish(current, { lines, movement: { attribute: "items" }, event: "APPLICATION_STATE_CHANGED" }, ctx);
 }
@@ -375,9 +373,11 @@ export function planExtend(current: Current, ctx: PlanContext): Result<Plan> {
       ),
     );
   }
-  // Never sooner than it was: extending on the day of approval keeps the approval's deadline.
+  // Never sooner than it was: extending on the day of approval keeps the approval's deadline, and its
+  // reminder as it stands (re-armed, a reminder already sent would go out twice for one deadline).
   const expiresAt = Math.max(app.expiresAt, Math.min(ctx.at + deadlines.authorizationMs, cap));
-  return finish(current, { deadlines: authorization(expiresAt, deadlines) }, ctx);
+  const kept = { expiresAt, reminderAt: app.reminderAt, reviewAt: app.reviewAt };
+  return finish(current, { deadlines: expiresAt === app.expiresAt ? kept : authorization(expiresAt, deadlines) }, ctx);
 }
 
 /**

@@ -4,12 +4,14 @@ import {
   planCreate,
   planCustomerAnswer,
   planDecision,
+  planExtend,
 } from "../../src/domain/application-operations";
 import { offerToken } from "../../src/domain/offer";
 import { planChange, planRefund } from "../../src/domain/order-operations";
 import { application, applied, context, item, refusal } from "../support/domain";
 
 const ctx = context();
+const DAY = 86_400_000;
 const LIMITS = { DEFERRED_PAYMENT: { CZK: 5000 } };
 const TODAY = "2026-11-23";
 const SANDBOX = { sandbox: false, reviewMs: 600_000 };
@@ -70,6 +72,23 @@ describe("the cancellation", () => {
     expect(refusal(planCancellation(refunded, { reason: "APPLICATION_CANCELLED_OTHER" }, ctx))).toEqual([
       "REFUND_LIMIT_EXCEEDED",
     ]);
+  });
+});
+
+describe("the extension", () => {
+  it("moves the deadline to 28 days from now and re-arms its reminder", () => {
+    const current = application([item("KB-01", 1000)]);
+    const later = { ...ctx, at: ctx.at + 10 * DAY };
+    const extended = applied(current, planExtend(current, later));
+    expect(extended.application).toMatchObject({ expiresAt: later.at + 28 * DAY, reminderAt: later.at + 21 * DAY });
+  });
+
+  it("keeps the deadline and its reminder as they stand when 28 days from now is no later", () => {
+    // Approved now, its reminder already sent (a short authorization under a long reminder, say).
+    const current = application([item("KB-01", 1000)]);
+    const reminded = { ...current, application: { ...current.application, reminderAt: null } };
+    const extended = applied(reminded, planExtend(reminded, ctx));
+    expect(extended.application).toMatchObject({ expiresAt: current.application.expiresAt, reminderAt: null });
   });
 });
 
