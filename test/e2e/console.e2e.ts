@@ -6,7 +6,8 @@
  * in, find the application by its order number, read its money, mark the order sent and see that
  * notification delivered, refund part of it (with a double-click), resend an event, rotate the signing
  * secret and copy it, sign out, and go back: nothing private shows. Another does the first steps with
- * the keyboard alone. The others are refused: a form without its CSRF token, another partner's
+ * the keyboard alone. One reaches the pages the case does not: the list filtered, a refusal in words,
+ * extend and cancel confirmed, the delivery log filtered, a replay. The others are refused: a form without its CSRF token, another partner's
  * application, a customer's name that is markup, the sixth wrong password, a session ended on the server.
  *
  * Every page visited is checked as it is shown: axe-core finds no serious or critical violation, it
@@ -308,6 +309,68 @@ async function supportCase(world: World): Promise<void> {
   }
 }
 
+/**
+ * The pages the support case does not reach, each checked as it is shown: the list filtered, a refusal
+ * in words, extend and cancel with their confirmations, the delivery log filtered, a replay.
+ */
+async function otherActions(world: World): Promise<void> {
+  const origin = world.service.origin;
+  const orderNumber = `ACT-${Date.now()}`;
+  const id = await approvedApplication(world, world.token, orderNumber);
+  const path = `/console/applications/${id}`;
+  const { context, page, watch } = await openContext(world);
+  try {
+    await signIn(page, origin, main);
+    await page.getByLabel("State").selectOption("READY");
+    await page.getByRole("button", { name: "Search" }).click();
+    await page.waitForURL((url) => url.searchParams.get("state") === "READY");
+    assert.match(await text(page, "tbody"), new RegExp(orderNumber), "the READY application is listed");
+    await inspect(page, "applications filtered");
+
+    // A refund above what is refundable: refused in words, nothing refunded.
+    await page.goto(`${origin}${path}`);
+    await page.getByLabel(/^Amount/).fill("99999");
+    await page.getByRole("button", { name: "Refund…" }).click();
+    await page.waitForURL((url) => url.pathname === `${path}/refund`);
+    assert.match(await text(page), /The amount is more than can still be refunded: at most CZK 1,001\.00\./);
+    await inspect(page, "refused in words (422)");
+
+    // Extend, then cancel, each through its confirmation page.
+    for (const [ask, confirm, done, action] of [
+      ["Extend authorization…", "Confirm extension", "The authorization was extended.", "extend"],
+      ["Cancel application…", "Confirm cancellation", "The application was cancelled.", "cancel"],
+    ] as const) {
+      await page.goto(`${origin}${path}`);
+      await page.getByRole("button", { name: ask }).click();
+      await page.waitForURL((url) => url.pathname === `${path}/${action}`);
+      await inspect(page, `${action} confirmation`);
+      await page.getByRole("button", { name: confirm }).click();
+      await page.waitForURL((url) => url.searchParams.get("done") === action);
+      assert.match(await text(page, "#notice"), new RegExp(done.replace(".", "\\.")));
+    }
+    assert.match(await text(page, 'section[aria-labelledby="summary"]'), /CANCELLED/);
+
+    // The delivery log filtered to this application, then a replay of failed notifications (none here).
+    await page.getByRole("link", { name: "Notifications" }).click();
+    await page.waitForURL((url) => url.pathname === "/console/notifications");
+    await page.getByLabel("Application id").fill(id);
+    await page.getByRole("button", { name: "Filter" }).click();
+    await page.waitForURL((url) => url.searchParams.get("applicationId") === id);
+    await inspect(page, "notifications filtered");
+    await page.getByLabel(/^Occurred from/).fill("2026-01-01T00:00");
+    await page.getByRole("button", { name: "Replay failed notifications" }).click();
+    await page.waitForURL((url) => url.pathname === "/console/notifications/replay");
+    assert.match(
+      await text(page),
+      /failed notifications? (was|were) put back in delivery|No failed notification occurred/,
+    );
+    await inspect(page, "replayed");
+    assertQuiet(watch);
+  } finally {
+    await context.close();
+  }
+}
+
 /** Tabs until the focused element matches, as a keyboard user would (at most 40 presses). */
 async function tabTo(page: Page, what: string, focused: () => boolean) {
   for (let i = 0; i < 40; i++) {
@@ -485,6 +548,10 @@ const SCENARIOS = [
   ["refused: a customer name of <img src=x onerror=alert(1)> shows as text and runs nothing", showsMarkupAsText],
   ["refused: the sixth wrong password (even right, it waits)", refusesSixthWrongPassword],
   ["refused: a session ended on the server, its cookie sent again", refusesEndedSession],
+  [
+    "the other pages: the list filtered, a refusal in words, extend and cancel confirmed, the log filtered, a replay",
+    otherActions,
+  ],
   ["every page: no serious or critical axe violation, fits 375 px, under 100 KB, nothing elsewhere", everyPageChecked],
 ] as const;
 
