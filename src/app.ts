@@ -10,11 +10,10 @@ import { ApiError, errorBody } from "./http/errors";
 import { idempotency } from "./http/idempotency";
 import { jsonBody } from "./http/json-body";
 import { ExtensibleRouter, mountOnFirstUse, type RouteGroup } from "./http/lazy-routes";
-import { logForRequest, logRequest } from "./http/log";
+import { faultStatus, logRequest } from "./http/log";
 import { securityHeaders } from "./http/security-headers";
 import { rateLimitAndSession } from "./rate-limit/client";
 import { readYourWrites } from "./rate-limit/read-your-writes";
-import { isTransient, retryAfterSeconds } from "./transient";
 
 const ID = "[^/]+";
 
@@ -126,20 +125,13 @@ export function createApp() {
     if (err instanceof ApiError) apiError = err;
     else if (err instanceof HTTPException && err.status < 500) {
       apiError = ApiError.of([{ code: "INVALID_REQUEST", message: err.message }]);
-    } else if (isTransient(err)) {
-      // The database or an object restarting or overloaded: the client can retry; reads were retried already.
-      logForRequest(c, "warn", "transient failure, answered 503", err);
+    } else if (faultStatus(c, err) === 503) {
       apiError = new ApiError(
         "service_unavailable",
         "the service is briefly unavailable; retry after Retry-After seconds",
-        undefined,
-        {
-          "Retry-After": String(retryAfterSeconds(err)),
-        },
       );
     } else {
-      // Anything else is our fault: log it with the request id, answer without internals.
-      logForRequest(c, "error", "request failed, answered 500", err);
+      // Our fault (logged with the request id): answered without internals.
       apiError = new ApiError("server_error", "internal error; quote the requestId when reporting it");
     }
     for (const [name, value] of Object.entries(apiError.headers)) c.header(name, value);

@@ -7,8 +7,7 @@ import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { HonoEnv } from "../env";
 import { ApiError } from "../http/errors";
-import { logForRequest } from "../http/log";
-import { isTransient, retryAfterSeconds } from "../transient";
+import { faultStatus } from "../http/log";
 import { page } from "./layout";
 
 const PAGES = {
@@ -112,11 +111,5 @@ export function consoleError(err: Error, c: Context<HonoEnv>) {
     return errorPage(c, pageOf(err), err.status);
   }
   if (err instanceof HTTPException && err.status < 500) return errorPage(c, "bad_request");
-  if (isTransient(err)) {
-    logForRequest(c, "warn", "transient failure, answered 503", err);
-    c.header("Retry-After", String(retryAfterSeconds(err)));
-    return errorPage(c, "unavailable");
-  }
-  logForRequest(c, "error", "request failed, answered 500", err);
-  return errorPage(c, "server_error");
+  return errorPage(c, faultStatus(c, err) === 503 ? "unavailable" : "server_error");
 }

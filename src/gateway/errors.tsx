@@ -2,8 +2,7 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { HonoEnv } from "../env";
 import { ApiError } from "../http/errors";
-import { logForRequest } from "../http/log";
-import { isTransient, retryAfterSeconds } from "../transient";
+import { faultStatus } from "../http/log";
 import { ErrorPage } from "./pages";
 
 /**
@@ -34,11 +33,5 @@ export function errorPage(c: Context<HonoEnv>, status: keyof typeof PAGES) {
 export function gatewayError(err: Error, c: Context<HonoEnv>) {
   if (err instanceof ApiError && err.status === 404) return errorPage(c, 404);
   if ((err instanceof ApiError || err instanceof HTTPException) && err.status < 500) return errorPage(c, 400);
-  if (isTransient(err)) {
-    logForRequest(c, "warn", "transient failure, answered 503", err);
-    c.header("Retry-After", String(retryAfterSeconds(err)));
-    return errorPage(c, 503);
-  }
-  logForRequest(c, "error", "request failed, answered 500", err);
-  return errorPage(c, 500);
+  return errorPage(c, faultStatus(c, err));
 }

@@ -3,6 +3,7 @@ import { createMiddleware } from "hono/factory";
 import { routePath } from "hono/route";
 import type { HonoEnv } from "../env";
 import { errorFields, log } from "../log";
+import { isTransient, retryAfterSeconds } from "../transient";
 
 /**
  * One structured line per request. Only the route pattern is logged, never the concrete path (gateway
@@ -24,4 +25,19 @@ export const logRequest = createMiddleware<HonoEnv>(async (c, next) => {
 /** A line about the request being served: its id goes with it, so the request's own line can be found. */
 export function logForRequest(c: Context<HonoEnv>, level: "warn" | "error", message: string, error: unknown): void {
   log(level, message, { requestId: c.get("requestId"), ...errorFields(error) });
+}
+
+/**
+ * A failure that is not the client's, logged with the request: 503 with `Retry-After` when the
+ * platform's failure is transient (the client can retry; reads were retried already), else 500, our
+ * fault. The API, the gateway and the console each answer that status in their own form.
+ */
+export function faultStatus(c: Context<HonoEnv>, error: unknown): 500 | 503 {
+  if (isTransient(error)) {
+    logForRequest(c, "warn", "transient failure, answered 503", error);
+    c.header("Retry-After", String(retryAfterSeconds(error)));
+    return 503;
+  }
+  logForRequest(c, "error", "request failed, answered 500", error);
+  return 500;
 }
