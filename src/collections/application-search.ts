@@ -18,7 +18,7 @@ const APPLICATION_ID = /^[0-9A-HJKMNP-TV-Z]{26}$/i;
  * lookup in an index, joined by UNION ALL: an OR of them beside the list's sort would let SQLite walk
  * the sort's index and test every application of the partner instead.
  */
-export function searchFilter(partnerId: string): Filterable<string> {
+function searchFilter(partnerId: string): Filterable<string> {
   const { id, partnerId: partner, orderNumber, customerEmail } = names(applications);
   const ofPartner = (condition: SQL) =>
     sql`SELECT ${id} FROM ${applications} WHERE ${partner} = ${partnerId} AND ${condition}`;
