@@ -18,7 +18,8 @@ export const DEFAULT_LIMIT = 20;
 export const MAX_LIMIT = 100;
 /**
  * Values across all filters of one request. D1 binds at most 100 parameters per statement: 30 values
- * (2 parameters each for date-times) + the widest seek (29) + scope and limit stay below it.
+ * (at most 2 parameters each: a date-time's range, a variable symbol with its term's partner) + the
+ * widest seek (29) + scope and limit stay below it.
  */
 export const MAX_FILTER_VALUES = 30;
 
