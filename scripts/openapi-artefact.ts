@@ -31,7 +31,7 @@ function printedDocument(): string {
 }
 
 /** Replaces `file` with `text` in one rename: a build or a server reading it never sees half a file. */
-function replace(file: string, text: string) {
+export function replace(file: string, text: string) {
   if (existsSync(file) && readFileSync(file, "utf8") === text) return;
   const next = `${file}.next-${process.pid}`;
   writeFileSync(next, text);

@@ -6,8 +6,9 @@
  * the database is and how work outlives the answer.
  */
 import { now } from "../clock";
+import { loadAggregate } from "../db/application-reads";
 import { writePlan } from "../db/application-write";
-import { type Aggregate, loadAggregate, WriteConflict } from "../db/applications";
+import { type Aggregate, WriteConflict } from "../db/applications";
 import type { Database } from "../db/client";
 import { STORAGE_QUOTA_PROBLEM, StorageQuotaExceeded } from "../db/storage";
 import type { DeadlinePolicy } from "../domain/deadlines";
@@ -60,7 +61,7 @@ export async function changeApplication(
 ): Promise<Change> {
   const { db } = services;
   for (let round = 1; ; round++) {
-    const current = await loadAggregate(db, partnerId, applicationId);
+    const current = await loadAggregate(db.$client, partnerId, applicationId);
     if (!current) return { outcome: "not_found" };
     const at = now();
     const plan = planner(current, planContext(at, services.deadlines));

@@ -11,8 +11,9 @@ import { Hono } from "hono";
 import { changeApplication } from "../applications/change-application";
 import { session } from "../auth/require-session";
 import { now } from "../clock";
-import { type Aggregate, loadAggregate } from "../db/applications";
-import { database } from "../db/client";
+import { loadAggregate } from "../db/application-reads";
+import type { Aggregate } from "../db/applications";
+import { routedClient } from "../db/routing";
 import type { Problem } from "../domain/result";
 import type { HonoEnv } from "../env";
 import { changeServices } from "../http/application-change";
@@ -43,7 +44,7 @@ export const applicationActions = new Hono<HonoEnv>()
 
     if (token === null) {
       // Asking: what would happen now, or why it cannot.
-      const current = await loadAggregate(database(c.env), partnerId, applicationId);
+      const current = await loadAggregate(routedClient(c.env), partnerId, applicationId);
       if (!current) return errorPage(c, "not_found");
       const plan = preview(planner, current, cfg);
       if (!plan.ok)

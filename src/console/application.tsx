@@ -10,7 +10,8 @@ import { session } from "../auth/require-session";
 import { keysetPage } from "../collections/keyset";
 import { applicationEvents, applicationNotificationsCollection } from "../collections/notifications";
 import { applicationRefunds, refundsCollection } from "../collections/refunds";
-import { type Aggregate, loadAggregate } from "../db/applications";
+import { loadAggregate } from "../db/application-reads";
+import type { Aggregate } from "../db/applications";
 import { database } from "../db/client";
 import { type AttemptRow, latestAttemptsOf } from "../db/events";
 import type { EventRow } from "../db/schema";
@@ -237,7 +238,7 @@ export async function applicationPage(
   const db = database(c.env);
   const { partnerId } = session(c);
   const [current, refunds, events] = await Promise.all([
-    loadAggregate(db, partnerId, applicationId),
+    loadAggregate(db.$client, partnerId, applicationId),
     keysetPage(db, refundsCollection, applicationRefunds(applicationId), {
       ...latestFirst(refundsCollection.sortable.id),
       limit: REFUNDS_SHOWN,

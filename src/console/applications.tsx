@@ -11,7 +11,7 @@ import { applicationScope } from "../collections/applications";
 import { keysetPage } from "../collections/keyset";
 import { filterParameter } from "../collections/links";
 import { parsePageRequest } from "../collections/query";
-import { aggregateOf } from "../db/applications";
+import { aggregateOf } from "../db/aggregate-row";
 import { database } from "../db/client";
 import { APPLICATION_STATES } from "../domain/application-state";
 import { ledgerOf } from "../domain/ledger";

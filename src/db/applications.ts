@@ -5,7 +5,8 @@
 import { and, asc, eq, gt, inArray, isNotNull, lte, or, type SQL, sql } from "drizzle-orm";
 import type { ApplicationState, StateReason } from "../domain/application-state";
 import type { Line } from "../domain/order-lines";
-import { type Database, prepared } from "./client";
+import { aggregateFromRow } from "./aggregate-row";
+import type { Database } from "./client";
 import { preparedRelational } from "./compiler";
 import { type ApplicationRow, applications, partners } from "./schema";
 import { QUOTA_CHECK, StorageQuotaExceeded } from "./storage";
@@ -67,42 +68,24 @@ const byIdAndPartner = {
   with: LINES_AND_DOCUMENTS,
 } satisfies Parameters<Database["query"]["applications"]["findFirst"]>[0];
 
-const aggregateQuery = prepared((db) => preparedRelational(db.query.applications.findFirst(byIdAndPartner)));
-const presentedQuery = prepared((db) =>
-  preparedRelational(db.query.applications.findFirst({ ...byIdAndPartner, columns: PRESENTED })),
-);
-
-/** A row of one statement (the application with its lines and documents as JSON subqueries) → the aggregate. */
-function split<A extends PresentedAggregate>({
-  lines,
-  documents,
-  ...application
-}: {
-  lines: unknown[];
-  documents: unknown[];
-}) {
-  // The states were stored from the domain's enums; the lines' columns are a domain `Line`'s.
-  return { application, lines, documents } as unknown as A;
-}
-
-/** A list page's row → what presenting it needs. */
-export const aggregateOf = (row: ApplicationPageRow) => split<PresentedAggregate>(row);
-
-/** The application with its lines and documents in one statement, to write; null when absent or another partner's. */
-export async function loadAggregate(db: Database, partnerId: string, applicationId: string): Promise<Aggregate | null> {
-  const found = await aggregateQuery(db)({ applicationId, partnerId });
-  return found ? split<Aggregate>(found) : null;
-}
-
-/** What presenting the application needs, in one statement; null when absent or another partner's. */
-export async function loadPresented(
-  db: Database,
-  partnerId: string,
-  applicationId: string,
-): Promise<PresentedAggregate | null> {
-  const found = await presentedQuery(db)({ applicationId, partnerId });
-  return found ? aggregateOf(found) : null;
-}
+/**
+ * The reads of one application by id, as the Drizzle queries they are: the build makes them statements
+ * (src/db/statements.ts) that run without Drizzle (src/db/application-reads.ts), so that the gateway
+ * page's cold path loads neither Drizzle nor this module.
+ */
+export const applicationReads = {
+  /** The whole row with its lines and documents: what a write plans on. */
+  aggregate: (db: Database) => db.query.applications.findFirst(byIdAndPartner),
+  /** What presenting it needs (PRESENTED), with its lines and documents. */
+  presented: (db: Database) => db.query.applications.findFirst({ ...byIdAndPartner, columns: PRESENTED }),
+  /** The partner owning it, with the name the customer knows them by; run as `.get()`. */
+  owner: (db: Database) =>
+    db
+      .select({ partnerId: applications.partnerId, merchantName: partners.displayName })
+      .from(applications)
+      .innerJoin(partners, eq(partners.id, applications.partnerId))
+      .where(eq(applications.id, sql.placeholder("applicationId"))),
+};
 
 /**
  * A page of applications with their lines and documents in one statement (the list's `read`): the
@@ -122,7 +105,7 @@ export function applicationsPage(db: Database, where: SQL, orderBy: SQL[], limit
   };
 }
 
-export type ApplicationPageRow = NonNullable<Awaited<ReturnType<ReturnType<typeof presentedQuery>>>>;
+export type ApplicationPageRow = NonNullable<Awaited<ReturnType<typeof applicationReads.presented>>>;
 
 /** Where the sweep stands in the due applications: the last one it took. */
 export interface DueCursor {
@@ -166,7 +149,7 @@ export async function loadAggregates(db: Database, ids: readonly string[]): Prom
     where: (a) => inArray(a.id, [...ids]),
     with: LINES_AND_DOCUMENTS,
   });
-  return rows.map((row) => split<Aggregate>(row));
+  return rows.map((row) => aggregateFromRow<Aggregate>(row));
 }
 
 /** Whether the application exists and is the partner's. */
@@ -177,20 +160,6 @@ export async function ownsApplication(db: Database, partnerId: string, applicati
     .where(and(eq(applications.id, applicationId), eq(applications.partnerId, partnerId)))
     .get();
   return found !== undefined;
-}
-
-/** The partner owning an application, with the name the customer knows them by; null when there is none. */
-export async function applicationOwner(
-  db: Database,
-  applicationId: string,
-): Promise<{ partnerId: string; merchantName: string } | null> {
-  const owner = await db
-    .select({ partnerId: applications.partnerId, merchantName: partners.displayName })
-    .from(applications)
-    .innerJoin(partners, eq(partners.id, applications.partnerId))
-    .where(eq(applications.id, applicationId))
-    .get();
-  return owner ?? null;
 }
 
 /** Raised when another request changed the application between our read and our write. */

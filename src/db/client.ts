@@ -2,64 +2,18 @@
  * The database of the Worker: one Drizzle instance per D1 binding, each statement sent to the D1 session
  * of the request that runs it, and queries prepared once and kept. What reaches into Drizzle's
  * internals to make the hot paths cheap (the relational row mapper, prepared inserts and updates,
- * conditions taken apart) lives fenced in src/db/compiler/.
+ * conditions taken apart, the statements built ahead of time) lives fenced in src/db/compiler/. The
+ * client underneath, which sends each statement to the request's D1 session, is src/db/routing.ts.
  */
 import { drizzle } from "drizzle-orm/d1";
 import type { Env } from "../config";
-import { retryingRead } from "../transient";
+import { routedClient } from "./routing";
 import * as schema from "./schema";
-import { requestSession } from "./session";
 
 export { type D1Client, withD1Session } from "./session";
 
 export type Database = ReturnType<typeof open>;
 const open = (client: D1Database) => drizzle(client, { schema });
-
-/**
- * A client for Drizzle that resolves the target per statement: `prepare` answers a statement that
- * picks the current session when it is bound (Drizzle binds every statement before it runs it, even
- * without parameters when it runs alone), and `batch` resolves the ones Drizzle passes unbound.
- */
-function routingClient(binding: D1Database): D1Database {
-  const target = () => requestSession.getStore()?.client ?? binding;
-  const reads = () => requestSession.getStore()?.reads === true;
-  class Routed {
-    constructor(readonly query: string) {}
-    bind(...values: unknown[]) {
-      const statement = target()
-        .prepare(this.query)
-        .bind(...values);
-      return reads() ? retrying(statement) : statement;
-    }
-  }
-  const resolve = (s: D1PreparedStatement) =>
-    s instanceof Routed ? target().prepare(s.query) : ((s as Retrying)[UNWRAPPED] ?? s);
-  return {
-    prepare: (query: string) => new Routed(query) as unknown as D1PreparedStatement,
-    batch: (statements: D1PreparedStatement[]) => {
-      const run = () => target().batch(statements.map(resolve));
-      return reads() ? retryingRead(run) : run();
-    },
-    exec: (query: string) => binding.exec(query),
-  } as unknown as D1Database;
-}
-
-const UNWRAPPED = Symbol("statement");
-type Retrying = D1PreparedStatement & { [UNWRAPPED]?: D1PreparedStatement };
-
-/** A bound statement of an idempotent read whose executions are retried after transient failures. */
-function retrying(statement: D1PreparedStatement): D1PreparedStatement {
-  return new Proxy(statement, {
-    get(target, prop) {
-      if (prop === UNWRAPPED) return target;
-      const value = Reflect.get(target, prop, target);
-      if (prop === "all" || prop === "raw" || prop === "first" || prop === "run") {
-        return (...args: unknown[]) => retryingRead(() => value.apply(target, args));
-      }
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
-}
 
 /**
  * One Drizzle instance per D1 binding for the life of the isolate: creating it walks the whole schema,
@@ -71,7 +25,7 @@ const instances = new WeakMap<D1Database, Database>();
 export function database(env: Env): Database {
   let db = instances.get(env.DB);
   if (!db) {
-    db = open(routingClient(env.DB));
+    db = open(routedClient(env));
     instances.set(env.DB, db);
   }
   return db;

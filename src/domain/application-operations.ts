@@ -231,6 +231,17 @@ const expiredProblem = (at: number | null) =>
     `the deadline passed at ${at === null ? "an earlier time" : new Date(at).toISOString()}: the application lapses`,
   );
 
+/** What the customer answered on the gateway's form, with what deciding it needs. */
+export interface CustomerAnswer {
+  action: "confirm" | "cancel";
+  agreedNow: boolean;
+  limits: DecisionLimits;
+  offer: string | undefined;
+  termsDate: string;
+  sandbox: boolean;
+  reviewMs: number;
+}
+
 /**
  * The customer answers once, at the gateway: confirm runs the decision, cancel cancels, each only for
  * the offer the customer saw (`offer`, the token of the page's form; offer.ts): when the order changed
@@ -239,19 +250,7 @@ const expiredProblem = (at: number | null) =>
  * could still cancel), so a second submit is refused and the gateway only shows the outcome; after the
  * customer's deadline it is AUTHORIZATION_EXPIRED.
  */
-export function planCustomerAnswer(
-  current: Current,
-  request: {
-    action: "confirm" | "cancel";
-    agreedNow: boolean;
-    limits: DecisionLimits;
-    offer: string | undefined;
-    termsDate: string;
-    sandbox: boolean;
-    reviewMs: number;
-  },
-  ctx: PlanContext,
-): Result<Plan> {
+export function planCustomerAnswer(current: Current, request: CustomerAnswer, ctx: PlanContext): Result<Plan> {
   const app = current.application;
   if (app.state !== "PROCESSING" || app.stateReason !== "PROCESSING_REDIRECT_NEEDED") {
     return refused(problem("APPLICATION_ALREADY_DECIDED", "the customer has already answered"));

@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { gatewayTokenMatches } from "../auth/gateway-token";
-import { applicationOwner } from "../db/applications";
-import { database } from "../db/client";
+import { applicationOwner } from "../db/application-reads";
+import { routedClient } from "../db/routing";
 import type { HonoEnv } from "../env";
 
 /** The gateway URL (see gatewayUrl): the token is the customer's only credential. */
@@ -24,5 +24,5 @@ export async function gatewayOwner(
   token: string,
 ): Promise<GatewayOwner | null> {
   if (!(await gatewayTokenMatches(c.var.config.AUTH_PEPPER, applicationId, token))) return null;
-  return applicationOwner(database(c.env), applicationId);
+  return applicationOwner(routedClient(c.env), applicationId);
 }

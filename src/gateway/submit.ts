@@ -1,11 +1,9 @@
 import { Hono } from "hono";
-import { changeApplication } from "../applications/change-application";
 import { now, today } from "../clock";
 import { urlPolicy } from "../config";
-import { planCustomerAnswer } from "../domain/application-operations";
+import type { CustomerAnswer } from "../domain/application-operations";
 import { outcomeOf, outcomeRedirect } from "../domain/customer-outcome";
 import type { HonoEnv } from "../env";
-import { changeServices } from "../http/application-change";
 import { errorPage } from "./errors";
 import { GATEWAY_PATH, gatewayOwner } from "./load";
 import { offerPage, outcomePage } from "./show";
@@ -30,7 +28,7 @@ export const submitGateway = new Hono<HonoEnv>().post(GATEWAY_PATH, async (c) =>
   const action = form.action;
   if (action !== "confirm" && action !== "cancel") return errorPage(c, 400);
   const cfg = c.var.config;
-  const request = {
+  const answer: CustomerAnswer = {
     action,
     agreedNow: form.agreement === "yes",
     limits: cfg.DECISION_LIMITS,
@@ -38,12 +36,11 @@ export const submitGateway = new Hono<HonoEnv>().post(GATEWAY_PATH, async (c) =>
     termsDate: today(cfg.SERVICE_TIMEZONE),
     sandbox: cfg.SANDBOX,
     reviewMs: cfg.SANDBOX_REVIEW_SECONDS * 1000,
-  } as const;
+  };
 
   // No partner session here: the token proved which partner's application this is.
-  const result = await changeApplication(changeServices(c), owner.partnerId, applicationId, (current, ctx) =>
-    planCustomerAnswer(current, request, ctx),
-  );
+  const { answerOffer } = await import("./answer");
+  const result = await answerOffer(c, owner.partnerId, applicationId, answer);
   if (result.outcome === "not_found") return errorPage(c, 404);
   const app = result.outcome === "written" ? result.aggregate.application : result.current.application;
   // Refused while the offer still waits for the customer: it changed (or kept changing), so nothing

@@ -35,7 +35,7 @@ describe("error log lines", () => {
       level: "error",
       requestId: expect.any(String),
       error: {
-        // Drizzle's wrap of the failed query (a plain Error by name).
+        // The failed statement, wrapped as Drizzle wraps one (a plain Error by name; src/db/precompiled.ts).
         message: expect.stringMatching(/^Failed query: select /),
         cause: { name: "Error", message: "D1_ERROR: no such table: applications_v2: SQLITE_ERROR" },
       },

@@ -5,14 +5,20 @@
  * (test/db/compiler/index.test.ts) fails when the installed version differs, and this is the list to
  * re-verify then:
  *
- * - relational.ts (the row mapper of `db.query.<table>.findFirst/findMany`):
+ * - relational.ts (the row plan of `db.query.<table>.findFirst/findMany`, mapped by src/db/rows.ts):
  *   the relational query's `_toSQL().query.selection` items (`tsKey`, `isJson`, `field`,
  *   `relationTableTsKey`, `selection`), its `schema`, `tableConfig.relations` and `mode`, its
- *   `prepare().values(placeholders)`, `is(relation, One)`, and the decoders a field holds: a Column's
- *   `mapFromDriverValue`, an SQL's `decoder`, an aliased field's `sql.decoder`.
+ *   `prepare().values(placeholders)`, `is(relation, One)`, and which decoder a field holds:
+ *   `SQLiteTextJson` parses, `SQLiteBoolean` is 1 = true, and a Column that keeps
+ *   `Column.prototype.mapFromDriverValue` or an SQL (an aliased field's `sql`) whose `decoder` is
+ *   `noopDecoder` decode nothing.
  * - writes.ts (inserts and updates prepared once per shape):
  *   `toSQL().params` as `Param`s whose `value` is a `Placeholder` (with its `name`) and whose `encoder`
  *   has `mapToDriverValue`; a column's `default`, `defaultFn` and `onUpdateFn`.
+ * - statements.ts (statements built ahead of time, run without Drizzle by src/db/precompiled.ts):
+ *   a relational query's `_toSQL().builtQuery` (`sql`, `params`: `Placeholder`s and findFirst's limit as a
+ *   number), and a select's `toSQL()` and `config.fields` (the flat selection, in the order Drizzle selects
+ *   it).
  * - parameterize.ts (a condition taken apart into its shape and values):
  *   `SQL.queryChunks` and `shouldInlineParams`, `StringChunk.value`, a Column's `table` and `name`,
  *   `Name.value`, `Placeholder.name`, `Param.value` and `Param.encoder`, and that Drizzle renders an
@@ -22,4 +28,5 @@ export const VERIFIED_DRIZZLE_ORM = "0.45.4";
 
 export { type Parameterized, parameterize } from "./parameterize";
 export { preparedRelational } from "./relational";
+export { relationalStatement, selectStatement } from "./statements";
 export { insertRows, updateWhere } from "./writes";

@@ -3,8 +3,8 @@ import { sha256Hex } from "../../auth/crypto";
 import { session } from "../../auth/require-session";
 import { now } from "../../clock";
 import { deadlinePolicy, urlPolicy } from "../../config";
+import { loadPresented } from "../../db/application-reads";
 import { createApplication as storeApplication } from "../../db/application-write";
-import { loadPresented } from "../../db/applications";
 import { database } from "../../db/client";
 import { STORAGE_QUOTA_PROBLEM, StorageQuotaExceeded } from "../../db/storage";
 import { planCreate } from "../../domain/application-operations";
@@ -76,7 +76,7 @@ export const createApplication = openApiRoute(route, async (c) => {
   }
   if (stored.outcome === "conflict") throw ApiError.of([CONCURRENT_MODIFICATION]);
   if (stored.outcome === "duplicate") {
-    const existing = await loadPresented(db, partnerId, stored.id);
+    const existing = await loadPresented(db.$client, partnerId, stored.id);
     if (!existing) throw ApiError.of([CONCURRENT_MODIFICATION]);
     return c.json(await presentApplication(existing, presentContext(c)), 200);
   }

@@ -3,7 +3,7 @@ import { ApplicationsQuery, applicationScope, applicationsOf } from "../../colle
 import { keysetPage } from "../../collections/keyset";
 import { pagingInfo } from "../../collections/links";
 import { pageOf, parsePageRequest } from "../../collections/query";
-import { aggregateOf } from "../../db/applications";
+import { aggregateOf } from "../../db/aggregate-row";
 import { database } from "../../db/client";
 import { orRefuse } from "../../http/errors";
 import { bearerSecurity, failures, jsonContent, openApiRoute, type RouteDefinition } from "../../http/openapi";

@@ -1,8 +1,11 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { config } from "../../src/config";
-import { loadAggregate, loadPresented } from "../../src/db/applications";
-import { database } from "../../src/db/client";
+import { aggregateFromRow } from "../../src/db/aggregate-row";
+import { applicationOwner, loadAggregate, loadPresented } from "../../src/db/application-reads";
+import { applicationReads } from "../../src/db/applications";
+import { database, withD1Session } from "../../src/db/client";
+import { routedClient } from "../../src/db/routing";
 import { presentApplication, presentOrder } from "../../src/routes/applications/present";
 import { call, signIn } from "../support/api";
 import { createApplication } from "../support/factories";
@@ -31,7 +34,7 @@ async function storedApplications(token: string) {
 describe("loadPresented", () => {
   it("presents exactly what the whole aggregate presents, without the columns only writes need", async () => {
     const { token, partner } = await signIn();
-    const db = database(env);
+    const db = routedClient(env);
     for (const id of await storedApplications(token)) {
       const whole = (await loadAggregate(db, partner.id, id))!;
       const shown = (await loadPresented(db, partner.id, id))!;
@@ -50,7 +53,7 @@ describe("loadPresented", () => {
   it("reads lines as the domain's lines: no application id or row times", async () => {
     const { token, partner } = await signIn();
     const id = await approved(token);
-    const whole = (await loadAggregate(database(env), partner.id, id))!;
+    const whole = (await loadAggregate(routedClient(env), partner.id, id))!;
     expect(whole.lines.length).toBeGreaterThan(1);
     for (const line of whole.lines) {
       expect(line).not.toHaveProperty("applicationId");
@@ -63,9 +66,52 @@ describe("loadPresented", () => {
     const { token, partner } = await signIn();
     const other = await signIn();
     const id = (await createApplication(token)).id;
-    const db = database(env);
+    const db = routedClient(env);
     expect(await loadPresented(db, partner.id, id)).not.toBeNull();
     expect(await loadPresented(db, other.partner.id, id)).toBeNull();
     expect(await loadPresented(db, partner.id, `${id}X`)).toBeNull();
+  });
+});
+
+describe("the reads built ahead of time", () => {
+  it("answer what Drizzle's own queries answer, value for value, without loading Drizzle", async () => {
+    const { token, partner } = await signIn();
+    const other = await signIn();
+    const db = database(env);
+    const ids = [...(await storedApplications(token)), `${(await createApplication(token)).id}X`];
+    for (const id of ids) {
+      for (const [partnerId, read] of [
+        [partner.id, "aggregate"],
+        [partner.id, "presented"],
+        [other.partner.id, "aggregate"],
+      ] as const) {
+        const viaDrizzle = await applicationReads[read](db).prepare().execute({ applicationId: id, partnerId });
+        const loaded = await (read === "aggregate" ? loadAggregate : loadPresented)(routedClient(env), partnerId, id);
+        // Keys in the same order, values decoded alike (JSON columns, booleans, nested lines and documents).
+        expect(JSON.stringify(loaded)).toBe(JSON.stringify(viaDrizzle ? aggregateFromRow(viaDrizzle) : null));
+      }
+      const owner = await applicationReads.owner(db).prepare().get({ applicationId: id });
+      expect(await applicationOwner(routedClient(env), id)).toStrictEqual(owner ?? null);
+    }
+    expect(await applicationOwner(routedClient(env), ids[0]!)).toStrictEqual({
+      partnerId: partner.id,
+      merchantName: expect.any(String),
+    });
+  });
+
+  it("go to the request's D1 session, as Drizzle's queries do", async () => {
+    const { token, partner } = await signIn();
+    const { id } = await createApplication(token);
+    const seen: string[] = [];
+    const session = {
+      prepare: (query: string) => {
+        seen.push(query);
+        return env.DB.prepare(query);
+      },
+      getBookmark: () => null,
+    } as unknown as D1DatabaseSession;
+    const shown = await withD1Session(session, () => loadPresented(routedClient(env), partner.id, id));
+    expect(shown?.application.id).toBe(id);
+    expect(seen).toEqual([expect.stringMatching(/^select "id", "type", .* from "applications"/)]);
   });
 });

@@ -1,0 +1,37 @@
+/**
+ * Reading one application by id, without Drizzle: the statements the build wrote (src/db/precompiled.ts).
+ * The gateway page loads only this, not Drizzle and the schema; a partner's GET and every write's first
+ * read use the same statements.
+ */
+import { aggregateFromRow } from "./aggregate-row";
+import type { Aggregate, PresentedAggregate } from "./applications";
+import { readFirst } from "./precompiled";
+
+/** The application with its lines and documents in one statement, to write; null when absent or another partner's. */
+export async function loadAggregate(
+  client: D1Database,
+  partnerId: string,
+  applicationId: string,
+): Promise<Aggregate | null> {
+  const found = await readFirst(client, "applicationAggregate", { applicationId, partnerId });
+  return found ? aggregateFromRow<Aggregate>(found) : null;
+}
+
+/** What presenting the application needs, in one statement; null when absent or another partner's. */
+export async function loadPresented(
+  client: D1Database,
+  partnerId: string,
+  applicationId: string,
+): Promise<PresentedAggregate | null> {
+  const found = await readFirst(client, "presentedApplication", { applicationId, partnerId });
+  return found ? aggregateFromRow<PresentedAggregate>(found) : null;
+}
+
+/** The partner owning an application, with the name the customer knows them by; null when there is none. */
+export async function applicationOwner(
+  client: D1Database,
+  applicationId: string,
+): Promise<{ partnerId: string; merchantName: string } | null> {
+  const owner = await readFirst(client, "applicationOwner", { applicationId });
+  return (owner as { partnerId: string; merchantName: string } | undefined) ?? null;
+}

@@ -1,0 +1,66 @@
+/**
+ * Rows as Drizzle answers them, from a plan made once per statement: which key each selected value
+ * becomes and how it is decoded. src/db/compiler/ makes the plan from Drizzle's query (at the first
+ * request, or ahead of time for src/db/precompiled.ts); this module maps rows by it without Drizzle.
+ */
+
+/** How one selected value of a row becomes a field of the row Drizzle would answer. */
+export type FieldPlan =
+  /** A column, decoded as its Drizzle column decodes it: `json` text parsed, a `boolean` integer as 1 = true. */
+  | { key: string; decode?: "json" | "boolean" }
+  /** A relation, selected as a JSON subquery: one row (or null) or a list of rows, each by its own plan. */
+  | { key: string; relation: "one" | "many"; fields: FieldPlan[] };
+
+/** A parameter of a built statement: a placeholder's value, given when it runs, or a number of the query's own. */
+export type StatementParam = { placeholder: string } | { value: number };
+
+/** A statement built from a Drizzle query: its SQL, its parameters in order, its rows' plan. */
+export interface BuiltStatement {
+  sql: string;
+  params: StatementParam[];
+  /** One row or none (findFirst, `.get()`), else every row. */
+  first: boolean;
+  fields: FieldPlan[];
+}
+
+export type RowMapper = (row: unknown[]) => Record<string, unknown>;
+
+const DECODERS = {
+  json: (value: unknown) => JSON.parse(value as string),
+  boolean: (value: unknown) => Number(value) === 1,
+};
+
+/**
+ * Drizzle's `mapRelationalRow` (and `mapResultRow` for flat selections) over one plan, compiled: what it
+ * decides for every value of every row is decided here once. Same keys in the same order, same decoding
+ * (test/db/client.test.ts and test/db/precompiled.test.ts compare the two on stored rows).
+ */
+export function rowMapper(fields: readonly FieldPlan[]): RowMapper {
+  const setters = fields.map((field, index): ((row: unknown[], into: Record<string, unknown>) => void) => {
+    const { key } = field;
+    if ("relation" in field) {
+      const nested = rowMapper(field.fields);
+      const one = field.relation === "one";
+      return (row, into) => {
+        const raw = row[index];
+        const rows = (typeof raw === "string" ? JSON.parse(raw) : raw) as unknown[][] | unknown[] | null;
+        into[key] = one ? rows && nested(rows as unknown[]) : (rows as unknown[][]).map(nested);
+      };
+    }
+    const decode = field.decode && DECODERS[field.decode];
+    if (!decode) {
+      return (row, into) => {
+        into[key] = row[index];
+      };
+    }
+    return (row, into) => {
+      const value = row[index];
+      into[key] = value === null ? null : decode(value);
+    };
+  });
+  return (row) => {
+    const into: Record<string, unknown> = {};
+    for (const set of setters) set(row, into);
+    return into;
+  };
+}

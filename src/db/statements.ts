@@ -1,0 +1,19 @@
+/**
+ * The statements built ahead of time: scripts/statements-artefact.ts writes them to
+ * generated/statements.ts when the Worker is built, and src/db/precompiled.ts runs them without Drizzle.
+ * test/db/statements.test.ts holds the written ones equal to what this builds in workerd.
+ */
+import { applicationReads } from "./applications";
+import type { Database } from "./client";
+import { relationalStatement, selectStatement } from "./compiler";
+import type { BuiltStatement } from "./rows";
+
+/** Every statement built ahead of time, by name, from the Drizzle query it stands for. */
+export const buildStatements = (db: Database) =>
+  ({
+    applicationAggregate: relationalStatement(applicationReads.aggregate(db)),
+    presentedApplication: relationalStatement(applicationReads.presented(db)),
+    applicationOwner: selectStatement(applicationReads.owner(db), true),
+  }) satisfies Record<string, BuiltStatement>;
+
+export type StatementName = keyof ReturnType<typeof buildStatements>;
