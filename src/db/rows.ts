@@ -33,7 +33,7 @@ const DECODERS = {
 /**
  * Drizzle's `mapRelationalRow` (and `mapResultRow` for flat selections) over one plan, compiled: what it
  * decides for every value of every row is decided here once. Same keys in the same order, same decoding
- * (test/db/client.test.ts and test/db/precompiled.test.ts compare the two on stored rows).
+ * (test/db/compiler/relational.test.ts and test/db/application-reads.test.ts compare the two on stored rows).
  */
 export function rowMapper(fields: readonly FieldPlan[]): RowMapper {
   const setters = fields.map((field, index): ((row: unknown[], into: Record<string, unknown>) => void) => {

@@ -13,7 +13,7 @@ interface SelectionItem {
 }
 
 /** What a relational query (`db.query.<table>.findFirst/findMany`) holds besides its public API. */
-export interface RelationalInternals {
+interface RelationalInternals {
   mode: "first" | "many";
   schema: Record<string, { relations: Record<string, unknown> }>;
   tableConfig: { relations: Record<string, unknown> };
@@ -21,7 +21,7 @@ export interface RelationalInternals {
   prepare(): { values(placeholders?: Record<string, unknown>): Promise<unknown[][]> };
 }
 
-/** Whether `query` is a Drizzle relational query, as far as this module relies on one. */
+/** `query` as this module relies on a Drizzle relational query being; anything else is refused. */
 export function relationalInternals(query: unknown): RelationalInternals {
   const internals = query as RelationalInternals;
   if (typeof internals._toSQL !== "function" || !internals.tableConfig || !internals.schema) {
