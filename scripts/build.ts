@@ -113,10 +113,11 @@ if (upToDate()) {
 }
 
 const started = performance.now();
-// What `GET /openapi.json` serves and the statements the cold reads run, from the code being built: the
-// Worker never builds the document, and runs those reads without Drizzle.
-writeOpenApiArtefacts();
+// The statements the cold reads run and what `GET /openapi.json` serves, from the code being built: the
+// Worker runs those reads without Drizzle and never builds the document. The statements first: the
+// document is built from the route modules, which read them.
 writeStatementArtefact();
+writeOpenApiArtefacts();
 // Written beside the folder, then swapped in: the same depth, so the source maps' paths hold.
 const next = `${outdir}.next-${process.pid}`;
 rmSync(next, { recursive: true, force: true });

@@ -4,8 +4,9 @@
  * reads them (the gateway page) does not load Drizzle and the schema. test/db/statements.test.ts checks
  * that the file is what the Worker would build in workerd.
  *
- * `npm run statements` runs this; scripts/build.ts calls `writeStatementArtefact` before each build of the
- * Worker, and the tests' global setup before a run, so the statements are never older than the code.
+ * `npm run openapi` runs this first (the document is built from the route modules, which read the
+ * statements); scripts/build.ts calls `writeStatementArtefact` before each build of the Worker, and the
+ * tests' global setup before a run, so the statements are never older than the code.
  */
 import { spawnSync } from "node:child_process";
 import { mkdirSync } from "node:fs";

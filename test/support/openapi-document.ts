@@ -14,11 +14,12 @@ import type { TestProject } from "vitest/node";
 import { writeOpenApiArtefacts } from "../../scripts/openapi-artefact";
 import { statementsModule } from "../../scripts/statements";
 import { writeStatementArtefact } from "../../scripts/statements-artefact";
-import { openApiDocument } from "../../src/routes/system/openapi";
 
-export default function setup(project: TestProject) {
+export default async function setup(project: TestProject) {
+  // The statements first: the route modules that build the document read them (src/db/precompiled.ts).
+  writeStatementArtefact(statementsModule());
+  const { openApiDocument } = await import("../../src/routes/system/openapi");
   const document = JSON.stringify(openApiDocument(), null, 2);
   writeOpenApiArtefacts(document);
-  writeStatementArtefact(statementsModule());
   project.provide("openApiDocument", document);
 }
