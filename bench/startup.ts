@@ -204,7 +204,7 @@ export async function measureStartup(runs = config.startupRuns): Promise<Startup
   ]);
   // Each cold request's variant is the API built as it is (scripts/build.ts, so with the same route
   // modules), from an entry whose `cold` export then loads the request's group as the Worker would
-  // (ROUTE_GROUPS) and builds its operation, as the first request to it does.
+  // (ROUTE_GROUPS), then its operation's module, and builds it, as the first request to it does.
   const coldTargets = COLD_REQUESTS.map((request, index): [string, string[]] => {
     const name = `api-cold-${index + 1}`;
     const out = path.join(dir, name);
@@ -221,8 +221,9 @@ export async function measureStartup(runs = config.startupRuns): Promise<Startup
         `  const entries = await ROUTE_GROUPS.find((group) => group.name === ${JSON.stringify(request.group)}).load();`,
         `  const operation = ${JSON.stringify(request.operation ?? null)};`,
         "  if (!operation) return;",
-        "  const served = entries.filter((e) => e.method === operation.method && e.path === operation.path).map((e) => e.serve());",
-        "  if (served.length !== 1) throw new Error(JSON.stringify(operation) + ': not one operation of the group');",
+        "  const listed = entries.filter((e) => e.method === operation.method && e.path === operation.path);",
+        "  if (listed.length !== 1) throw new Error(JSON.stringify(operation) + ': not one operation of the group');",
+        "  (await listed[0].load()).serve();",
         "}",
         "",
       ].join("\n"),

@@ -9,4 +9,4 @@
  */
 import { openApiDocument } from "../src/routes/system/openapi";
 
-console.log(JSON.stringify(openApiDocument(), null, 2));
+console.log(JSON.stringify(await openApiDocument(), null, 2));

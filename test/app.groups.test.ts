@@ -5,15 +5,15 @@ import { TrieRouter } from "hono/router/trie-router";
 import { describe, expect, it } from "vitest";
 import { createApp, ROUTE_GROUPS } from "../src/app";
 import type { HonoEnv } from "../src/env";
-import type { OpenApiRoute } from "../src/http/openapi";
+import type { LazyOperation } from "../src/http/lazy-routes";
 import { BASE } from "./support/api";
 
 const ORDER_SEND = "/financing/v1/applications/:applicationId/order/send";
 const ORDER_DELIVER = "/financing/v1/applications/:applicationId/order/deliver";
 
 const sample = (path: string) => path.replace(/:\w+/g, "01J000000000000000000000000").replace(/\*$/, "page");
-const isOperation = (entry: Hono<HonoEnv> | OpenApiRoute): entry is OpenApiRoute => "serve" in entry;
-const pathsOf = (entry: Hono<HonoEnv> | OpenApiRoute) =>
+const isOperation = (entry: Hono<HonoEnv> | LazyOperation): entry is LazyOperation => "load" in entry;
+const pathsOf = (entry: Hono<HonoEnv> | LazyOperation) =>
   isOperation(entry) ? [entry.path] : entry.routes.map((r) => r.path);
 
 async function get(app: ReturnType<typeof createApp>, path: string) {
@@ -40,11 +40,20 @@ describe("route groups, loaded on first use", () => {
 
   it("hold operations that never answer the same request, so that the order they are mounted in cannot matter", async () => {
     const operations = (await Promise.all(ROUTE_GROUPS.map((group) => group.load()))).flat().filter(isOperation);
-    const router = new TrieRouter<OpenApiRoute>();
+    const router = new TrieRouter<LazyOperation>();
     for (const operation of operations) router.add(operation.method, operation.path, operation);
     for (const operation of operations) {
       const answering = router.match(operation.method, sample(operation.path))[0].map(([match]) => match.path);
       expect(answering).toEqual([operation.path]);
+    }
+  });
+
+  it("list each operation with the method and path its module defines, so that it is routed before it loads", async () => {
+    const operations = (await Promise.all(ROUTE_GROUPS.map((group) => group.load()))).flat().filter(isOperation);
+    expect(operations.length).toBeGreaterThan(20);
+    for (const listed of operations) {
+      const defined = await listed.load();
+      expect({ method: defined.method, path: defined.path }).toEqual({ method: listed.method, path: listed.path });
     }
   });
 
@@ -61,7 +70,7 @@ describe("route groups, loaded on first use", () => {
     expect(answers.map((res) => res.status)).toEqual([401, 401, 401]);
     // Each handler and validator of the operation is one entry: as many as its own router has, once.
     const orders = (await ROUTE_GROUPS.find((group) => group.name === "orders")!.load()).filter(isOperation);
-    const sendRoute = orders.find((operation) => operation.path === ORDER_SEND)!;
+    const sendRoute = await orders.find((operation) => operation.path === ORDER_SEND)!.load();
     const once = sendRoute.serve().routes.length;
     expect(once).toBeGreaterThan(0);
     expect(app.routes.filter((r) => r.path === ORDER_SEND)).toHaveLength(once);

@@ -16,7 +16,7 @@ import { hiddenFields, openGateway, postGateway } from "./support/gateway";
 const MAX_ANSWER_BYTES = 64 * 1024;
 
 /** Every operation of the document, with a body that would be valid for it (the base the shapes distort). */
-const OPERATIONS = Object.entries(openApiDocument().paths ?? {}).flatMap(([path, methods]) =>
+const OPERATIONS = Object.entries((await openApiDocument()).paths ?? {}).flatMap(([path, methods]) =>
   Object.keys(methods ?? {}).map((method) => ({ method: method.toUpperCase(), path })),
 );
 

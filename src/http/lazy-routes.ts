@@ -31,20 +31,38 @@ export class ExtensibleRouter<T> implements Router<T> {
   }
 }
 
+/**
+ * An operation as its group lists it: the method and path it answers (as its `OpenApiRoute` has them,
+ * test/app.groups.test.ts holds the two equal) and its module, imported on the first request to it. A
+ * group's operations are modules of their own, so a cold GET does not evaluate create's write path.
+ */
+export interface LazyOperation {
+  method: string;
+  path: string;
+  load: () => Promise<OpenApiRoute>;
+}
+
+export const operation = (method: string, path: string, load: () => Promise<OpenApiRoute>): LazyOperation => ({
+  method,
+  path,
+  load,
+});
+
 /** Routes that answer one part of the API's paths, loaded together. */
 export interface RouteGroup {
   name: string;
   /** Matches every path (as the app's router sees it) that one of the group's routes may answer. */
   paths: RegExp;
-  /** Routers, mounted whole when the group loads, and operations, each mounted on its first request. */
-  load: () => Promise<readonly (Hono<HonoEnv> | OpenApiRoute)[]>;
+  /** Routers, mounted whole when the group loads, and operations, each loaded and mounted on its first request. */
+  load: () => Promise<readonly (Hono<HonoEnv> | LazyOperation)[]>;
 }
 
 /**
  * Mounts each group on `app` on the first request to one of its paths, and each operation of the group
- * on the first request it answers, before the app routes that request: building an operation's router
- * (its zod schemas and validators) is most of what the Worker's startup would cost, so a cold isolate
- * evaluates only the middleware chain, and a request pays for its own operation once. The request
+ * on the first request it answers, before the app routes that request: importing an operation's module
+ * and building its router (its zod schemas and validators) is most of what the Worker's startup would
+ * cost, so a cold isolate evaluates only the middleware chain, and a request pays for its own operation
+ * once. The request
  * then runs through `app` itself, in one Hono context, as if everything had been mounted at startup:
  * middleware variables, errors and not-found are the app's.
  *
@@ -56,8 +74,8 @@ export function mountOnFirstUse(app: Hono<HonoEnv>, groups: readonly RouteGroup[
   // Groups not yet loaded, and loaded operations not yet mounted: once both are empty, a request costs
   // nothing here (the hot path).
   const unloaded = new Set(groups);
-  const operations = new TrieRouter<OpenApiRoute>();
-  const unmounted = new Set<OpenApiRoute>();
+  const operations = new TrieRouter<LazyOperation>();
+  const unmounted = new Set<LazyOperation>();
   const load = (group: RouteGroup) => {
     let loaded = loading.get(group);
     if (!loaded) {
@@ -76,12 +94,15 @@ export function mountOnFirstUse(app: Hono<HonoEnv>, groups: readonly RouteGroup[
     }
     return loaded;
   };
-  const mount = (method: string, path: string) => {
+  const mount = async (method: string, path: string) => {
     // Hono answers HEAD with the GET route.
     for (const [operation] of operations.match(method === "HEAD" ? "GET" : method, path)[0]) {
       if (!unmounted.has(operation)) continue;
-      // Forgotten only once mounted: an operation that failed to build is built again by its next request.
-      app.route("/", operation.serve());
+      const route = await operation.load();
+      // A concurrent first request may have mounted it while its module loaded. Forgotten only once
+      // mounted: an operation that failed to load or build is tried again by its next request.
+      if (!unmounted.has(operation)) continue;
+      app.route("/", route.serve());
       unmounted.delete(operation);
     }
   };
@@ -91,11 +112,11 @@ export function mountOnFirstUse(app: Hono<HonoEnv>, groups: readonly RouteGroup[
     if (unloaded.size > 0 || unmounted.size > 0) {
       const path = app.getPath(request);
       await Promise.all([...unloaded].filter((group) => group.paths.test(path)).map(load));
-      if (unmounted.size > 0) mount(request.method, path);
+      if (unmounted.size > 0) await mount(request.method, path);
     }
     return route(request, env, executionCtx);
   };
   return app;
 }
 
-const isOperation = (entry: Hono<HonoEnv> | OpenApiRoute): entry is OpenApiRoute => "serve" in entry;
+const isOperation = (entry: Hono<HonoEnv> | LazyOperation): entry is LazyOperation => "load" in entry;

@@ -4,8 +4,8 @@ import { call, json } from "../support/api";
 import { exampleProblems } from "../support/openapi-check";
 
 describe("the OpenAPI document", () => {
-  it("is, byte for byte, the one every test's response check uses (built once per run, in Node)", () => {
-    expect(JSON.stringify(openApiDocument(), null, 2)).toBe(inject("openApiDocument"));
+  it("is, byte for byte, the one every test's response check uses (built once per run, in Node)", async () => {
+    expect(JSON.stringify(await openApiDocument(), null, 2)).toBe(inject("openApiDocument"));
   });
 
   it("GET /openapi.json is an OpenAPI 3.1 document listing login and health", async () => {

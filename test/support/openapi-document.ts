@@ -19,7 +19,7 @@ export default async function setup(project: TestProject) {
   // The statements first: the route modules that build the document read them (src/db/precompiled.ts).
   writeStatementArtefact(statementsModule());
   const { openApiDocument } = await import("../../src/routes/system/openapi");
-  const document = JSON.stringify(openApiDocument(), null, 2);
+  const document = JSON.stringify(await openApiDocument(), null, 2);
   writeOpenApiArtefacts(document);
   project.provide("openApiDocument", document);
 }

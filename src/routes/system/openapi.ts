@@ -58,16 +58,22 @@ const DOCUMENTED = [
   ...sandboxRoutes,
 ];
 
-let registry: ReturnType<typeof router> | undefined;
+/** Every operation loaded and registered, in the document's order, once. */
+async function documented() {
+  const registry = router();
+  for (const route of await Promise.all(DOCUMENTED.map((operation) => operation.load()))) {
+    route.document(registry.openAPIRegistry);
+  }
+  registerOpenApiComponents(registry);
+  registry.openAPIRegistry.registerWebhook(notificationWebhook);
+  registry.openAPIRegistry.registerWebhook(authorizationExpiringWebhook);
+  return registry;
+}
+
+let registry: ReturnType<typeof documented> | undefined;
 
 /** The OpenAPI 3.1 document of the API (`GET /openapi.json` serves it as the build wrote it). */
-export function openApiDocument() {
-  if (!registry) {
-    registry = router();
-    for (const route of DOCUMENTED) route.document(registry.openAPIRegistry);
-    registerOpenApiComponents(registry);
-    registry.openAPIRegistry.registerWebhook(notificationWebhook);
-    registry.openAPIRegistry.registerWebhook(authorizationExpiringWebhook);
-  }
-  return registry.getOpenAPI31Document(OPENAPI);
+export async function openApiDocument() {
+  registry ??= documented();
+  return (await registry).getOpenAPI31Document(OPENAPI);
 }
