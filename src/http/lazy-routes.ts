@@ -62,9 +62,8 @@ export interface RouteGroup {
  * on the first request it answers, before the app routes that request: importing an operation's module
  * and building its router (its zod schemas and validators) is most of what the Worker's startup would
  * cost, so a cold isolate evaluates only the middleware chain, and a request pays for its own operation
- * once. The request
- * then runs through `app` itself, in one Hono context, as if everything had been mounted at startup:
- * middleware variables, errors and not-found are the app's.
+ * once. The request then runs through `app` itself, in one Hono context, as if everything had been
+ * mounted at startup: middleware variables, errors and not-found are the app's.
  *
  * `app` must use a router that takes routes after it has matched (ExtensibleRouter; Hono's default
  * refuses them). A path no group claims is routed as it is: the app's not-found.
