@@ -19,14 +19,17 @@ import { pathToFileURL } from "node:url";
 const root = path.join(import.meta.dirname, "..");
 export const GENERATED = path.join(root, "generated");
 
-/** The document, indented, as scripts/openapi.ts prints it (a process of its own: it is typed with src). */
-function printedDocument(): string {
-  const result = spawnSync(process.execPath, ["--import", "tsx", path.join(root, "scripts/openapi.ts")], {
+/**
+ * What a script typed with src prints (`script` relative to the root): a process of its own, since the
+ * Node scripts are not typed with the Worker's types (scripts/openapi.ts, scripts/statements.ts).
+ */
+export function printedBy(script: string): string {
+  const result = spawnSync(process.execPath, ["--import", "tsx", path.join(root, script)], {
     cwd: root,
     encoding: "utf8",
     maxBuffer: 64 * 1024 * 1024,
   });
-  if (result.status !== 0) throw new Error(`scripts/openapi.ts failed:\n${result.stderr}`);
+  if (result.status !== 0) throw new Error(`${script} failed:\n${result.stderr}`);
   return result.stdout;
 }
 
@@ -39,7 +42,7 @@ export function replace(file: string, text: string) {
 }
 
 /** Writes both files from the indented document (`document` given: the tests' setup builds it in-process). */
-export function writeOpenApiArtefacts(document: string = printedDocument()) {
+export function writeOpenApiArtefacts(document: string = printedBy("scripts/openapi.ts")) {
   mkdirSync(GENERATED, { recursive: true });
   const served = JSON.stringify(JSON.parse(document));
   const etag = `"${createHash("sha256").update(served).digest("base64url")}"`;

@@ -8,23 +8,13 @@
  * statements); scripts/build.ts calls `writeStatementArtefact` before each build of the Worker, and the
  * tests' global setup before a run, so the statements are never older than the code.
  */
-import { spawnSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { GENERATED, replace } from "./openapi-artefact";
+import { GENERATED, printedBy, replace } from "./openapi-artefact";
 
-/** The module as scripts/statements.ts prints it (a process of its own: it is typed with src). */
-function printedModule(): string {
-  const result = spawnSync(process.execPath, ["--import", "tsx", path.join(import.meta.dirname, "statements.ts")], {
-    encoding: "utf8",
-  });
-  if (result.status !== 0) throw new Error(`scripts/statements.ts failed:\n${result.stderr}`);
-  return result.stdout;
-}
-
-/** Writes the file (`text` given: the tests' setup builds it in-process). */
-export function writeStatementArtefact(text: string = printedModule()) {
+/** Writes the file, as scripts/statements.ts prints it (`text` given: the tests' setup builds it in-process). */
+export function writeStatementArtefact(text: string = printedBy("scripts/statements.ts")) {
   mkdirSync(GENERATED, { recursive: true });
   replace(path.join(GENERATED, "statements.ts"), text);
 }
