@@ -7,25 +7,24 @@ import { aggregateFromRow } from "./aggregate-row";
 import type { Aggregate, PresentedAggregate } from "./applications";
 import { readFirst } from "./precompiled";
 
-/** The application with its lines and documents in one statement, to write; null when absent or another partner's. */
-export async function loadAggregate(
+/** One of the aggregate's statements by id and partner; null when absent or another partner's. */
+async function readAggregate<A extends PresentedAggregate>(
   client: D1Database,
+  statement: "applicationAggregate" | "presentedApplication",
   partnerId: string,
   applicationId: string,
-): Promise<Aggregate | null> {
-  const found = await readFirst(client, "applicationAggregate", { applicationId, partnerId });
-  return found ? aggregateFromRow<Aggregate>(found) : null;
+): Promise<A | null> {
+  const found = await readFirst(client, statement, { applicationId, partnerId });
+  return found ? aggregateFromRow<A>(found) : null;
 }
 
+/** The application with its lines and documents in one statement, to write; null when absent or another partner's. */
+export const loadAggregate = (client: D1Database, partnerId: string, applicationId: string) =>
+  readAggregate<Aggregate>(client, "applicationAggregate", partnerId, applicationId);
+
 /** What presenting the application needs, in one statement; null when absent or another partner's. */
-export async function loadPresented(
-  client: D1Database,
-  partnerId: string,
-  applicationId: string,
-): Promise<PresentedAggregate | null> {
-  const found = await readFirst(client, "presentedApplication", { applicationId, partnerId });
-  return found ? aggregateFromRow<PresentedAggregate>(found) : null;
-}
+export const loadPresented = (client: D1Database, partnerId: string, applicationId: string) =>
+  readAggregate<PresentedAggregate>(client, "presentedApplication", partnerId, applicationId);
 
 /** The partner owning an application, with the name the customer knows them by; null when there is none. */
 export async function applicationOwner(

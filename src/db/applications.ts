@@ -89,7 +89,7 @@ export const applicationReads = {
 
 /**
  * A page of applications with their lines and documents in one statement (the list's `read`): the
- * keyset query's conditions, order and limit on the same relational query as `loadPresented`.
+ * keyset query's conditions, order and limit on the same relational query as `applicationReads.presented`.
  */
 export function applicationsPage(db: Database, where: SQL, orderBy: SQL[], limit: number) {
   const query = db.query.applications.findMany({
