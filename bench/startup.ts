@@ -223,7 +223,7 @@ export async function measureStartup(runs = config.startupRuns): Promise<Startup
         "  if (!operation) return;",
         "  const listed = entries.filter((e) => e.method === operation.method && e.path === operation.path);",
         "  if (listed.length !== 1) throw new Error(JSON.stringify(operation) + ': not one operation of the group');",
-        "  (await listed[0].load()).serve();",
+        "  await (await listed[0].load()).serve();",
         "}",
         "",
       ].join("\n"),

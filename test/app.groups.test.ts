@@ -71,7 +71,7 @@ describe("route groups, loaded on first use", () => {
     // Each handler and validator of the operation is one entry: as many as its own router has, once.
     const orders = (await ROUTE_GROUPS.find((group) => group.name === "orders")!.load()).filter(isOperation);
     const sendRoute = await orders.find((operation) => operation.path === ORDER_SEND)!.load();
-    const once = sendRoute.serve().routes.length;
+    const once = (await sendRoute.serve()).routes.length;
     expect(once).toBeGreaterThan(0);
     expect(app.routes.filter((r) => r.path === ORDER_SEND)).toHaveLength(once);
     // The group's other operations wait for requests of their own; another method builds nothing.

@@ -97,11 +97,11 @@ export function mountOnFirstUse(app: Hono<HonoEnv>, groups: readonly RouteGroup[
     // Hono answers HEAD with the GET route.
     for (const [operation] of operations.match(method === "HEAD" ? "GET" : method, path)[0]) {
       if (!unmounted.has(operation)) continue;
-      const route = await operation.load();
+      const served = await (await operation.load()).serve();
       // A concurrent first request may have mounted it while its module loaded. Forgotten only once
       // mounted: an operation that failed to load or build is tried again by its next request.
       if (!unmounted.has(operation)) continue;
-      app.route("/", route.serve());
+      app.route("/", served);
       unmounted.delete(operation);
     }
   };

@@ -1,14 +1,16 @@
-import { createRoute, OpenAPIHono, type RouteConfig, type RouteHandler, z } from "@hono/zod-openapi";
+import type { RouteConfig, RouteHandler } from "@hono/zod-openapi";
+import type { Hono } from "hono";
 import type { ConflictCode, InvalidCode, ProblemCode, RefusalCode } from "../domain/result";
 import type { HonoEnv } from "../env";
-import { schema } from "../lazy-schema";
+import { loadZod, schema, z } from "../lazy-schema";
 import { ApiError, type ErrorCode, MAX_LISTED_PROBLEMS, MORE_PROBLEMS, zodProblems } from "./errors";
 
 /**
- * Every router is an OpenAPIHono built here, so that a validation failure of any route (body, query or
- * path) becomes the contract's 400 envelope with one `errors[]` entry per problem.
+ * Every router that validates through zod is an OpenAPIHono built here, so that a validation failure of
+ * any route (body, query or path) becomes the contract's 400 envelope with one `errors[]` entry per problem.
  */
-export function router() {
+export async function router() {
+  const { OpenAPIHono } = await loadZod();
   return new OpenAPIHono<HonoEnv>({
     defaultHook: (result) => {
       // @hono/zod-validator passes the raw input as `data`, so that missing values can be told apart.
@@ -16,6 +18,9 @@ export function router() {
     },
   });
 }
+
+/** The registry the document is built in. */
+export type OpenApiRegistry = Awaited<ReturnType<typeof router>>["openAPIRegistry"];
 
 /**
  * What `createRoute` takes, with the parts only some callers need given as functions: the request's
@@ -39,31 +44,37 @@ export interface OpenApiRoute {
   method: string;
   path: string;
   /** The route's router with its validators: what serves it. */
-  serve(): OpenAPIHono<HonoEnv>;
+  serve(): Promise<Hono<HonoEnv>>;
   /** Registers the route with its responses: what documents it. */
-  document(registry: OpenAPIHono["openAPIRegistry"]): void;
+  document(registry: OpenApiRegistry): Promise<void>;
 }
 
 /**
  * The one way to define an operation: `createRoute`'s definition and the handler. Serving it builds
  * the router `OpenAPIHono.openapi` would (its validators and media-type checks, our `defaultHook`);
- * the document gets the same definition with its responses.
+ * the document gets the same definition with its responses. zod is loaded by either, not before.
  */
 export function openApiRoute<D extends RouteDefinition>(
   definition: D,
   handler: RouteHandler<Defined<D>, HonoEnv>,
 ): OpenApiRoute {
   const { request, responses, ...rest } = definition;
-  const config = (parts: Pick<RouteConfig, "responses">) =>
-    createRoute({ ...rest, ...(request ? { request: request() } : {}), ...parts });
+  const method = definition.method.toUpperCase();
+  const path = definition.path.replaceAll(/\/{(.+?)}/g, "/:$1");
+  const config = async (parts: Pick<RouteConfig, "responses">) => {
+    const { createRoute } = await loadZod();
+    return createRoute({ ...rest, ...(request ? { request: request() } : {}), ...parts });
+  };
   return {
-    method: definition.method.toUpperCase(),
-    path: definition.path.replaceAll(/\/{(.+?)}/g, "/:$1"),
-    // Hidden: a served route needs no document entry, and has no responses to put in one.
-    serve: () => router().openapi({ ...config({ responses: {} }), hide: true }, handler as never),
-    document: (registry) => {
+    method,
+    path,
+    serve: async () => {
+      // Hidden: a served route needs no document entry, and has no responses to put in one.
+      return (await router()).openapi({ ...(await config({ responses: {} })), hide: true }, handler as never);
+    },
+    document: async (registry) => {
       // As `OpenAPIHono.openapi` registers it: the route's middleware serves, it does not document.
-      const { middleware: _, ...documented } = config({ responses: responses() });
+      const { middleware: _, ...documented } = await config({ responses: responses() });
       registry.registerPath(documented);
     },
   };
@@ -427,11 +438,11 @@ export const IdempotencyHeaders = schema(() =>
 export const bearerSecurity = [{ bearerAuth: [] }];
 
 /** The document's shared parts: header components and the security scheme. */
-export function registerOpenApiComponents(app: ReturnType<typeof router>) {
+export function registerOpenApiComponents(registry: OpenApiRegistry) {
   for (const [name, header] of Object.entries(RESPONSE_HEADERS)) {
-    app.openAPIRegistry.registerComponent("headers", name, header);
+    registry.registerComponent("headers", name, header);
   }
-  app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
+  registry.registerComponent("securitySchemes", "bearerAuth", {
     type: "http",
     scheme: "bearer",
     description: "The `accessToken` of `POST /authentication/v1/partner`, valid for 7200 seconds",

@@ -1,4 +1,3 @@
-import { z } from "@hono/zod-openapi";
 import { eligibility } from "../../domain/decision";
 import { FINANCING_TYPES } from "../../domain/financing-terms";
 import {
@@ -10,7 +9,7 @@ import {
   openApiRoute,
   type RouteDefinition,
 } from "../../http/openapi";
-import { schema } from "../../lazy-schema";
+import { schema, z } from "../../lazy-schema";
 import examples from "../examples.json";
 import { Money } from "./schema";
 

@@ -2,13 +2,12 @@
  * Schemas of the application resource: they validate requests, type the handlers and generate the
  * OpenAPI document. Unknown fields are dropped (forward compatible), never stored or echoed.
  */
-import { z } from "@hono/zod-openapi";
 import { APPLICATION_STATES, CANCEL_REASONS, LINE_STATES, STATE_REASONS } from "../../domain/application-state";
 import { DOCUMENT_TYPES } from "../../domain/documents";
 import { FINANCING_TYPES } from "../../domain/financing-terms";
 import { MAX_REASON_LENGTH } from "../../domain/plan";
 import { listOf, withDefault } from "../../http/openapi";
-import { type Infer, schema } from "../../lazy-schema";
+import { type Infer, schema, z } from "../../lazy-schema";
 
 export const ITEM_TYPES = [
   "PHYSICAL",

@@ -1,4 +1,3 @@
-import { z } from "@hono/zod-openapi";
 import { randomSecret, sha256Hex } from "../../auth/crypto";
 import { checkLogin, MAX_PASSWORD_LENGTH, MAX_USERNAME_LENGTH } from "../../auth/partner-login";
 import { now } from "../../clock";
@@ -6,7 +5,7 @@ import { database } from "../../db/client";
 import { recordAccessToken } from "../../db/partners";
 import { ApiError, detail } from "../../http/errors";
 import { failures, jsonBodyOf, jsonContent, openApiRoute, type RouteDefinition } from "../../http/openapi";
-import { schema } from "../../lazy-schema";
+import { schema, z } from "../../lazy-schema";
 import { limiter, tokenSubject } from "../../rate-limit/client";
 import examples from "../examples.json";
 

@@ -1,4 +1,3 @@
-import { z } from "@hono/zod-openapi";
 import { fromBase64 } from "../../auth/crypto";
 import { session } from "../../auth/require-session";
 import { database } from "../../db/client";
@@ -6,6 +5,7 @@ import { findDocument } from "../../db/documents";
 import { downloadHeaders, SERVED_MEDIA_TYPES } from "../../domain/documents";
 import { ApiError } from "../../http/errors";
 import { bearerSecurity, failures, headers, openApiRoute, type RouteDefinition } from "../../http/openapi";
+import { z } from "../../lazy-schema";
 import { ApplicationIdParam } from "../applications/schema";
 
 const route = {

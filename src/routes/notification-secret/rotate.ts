@@ -1,4 +1,3 @@
-import { z } from "@hono/zod-openapi";
 import { session } from "../../auth/require-session";
 import { formatDateTime } from "../../clock";
 import { database } from "../../db/client";
@@ -13,7 +12,7 @@ import {
   withDefault,
   writeContent,
 } from "../../http/openapi";
-import { schema } from "../../lazy-schema";
+import { schema, z } from "../../lazy-schema";
 import { rotateSigningSecret as rotate } from "../../notifications/rotation";
 import { DateTimeOutput } from "../applications/schema";
 import examples from "../examples.json";

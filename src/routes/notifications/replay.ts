@@ -1,4 +1,3 @@
-import { z } from "@hono/zod-openapi";
 import { session } from "../../auth/require-session";
 import { now } from "../../clock";
 import { ApiError } from "../../http/errors";
@@ -12,7 +11,7 @@ import {
   withDefault,
   writeContent,
 } from "../../http/openapi";
-import { schema } from "../../lazy-schema";
+import { schema, z } from "../../lazy-schema";
 import { MAX_REPLAY, REPLAY_INTERVAL_SECONDS, replay } from "../../notifications/redelivery";
 import { DateTimeInput } from "../applications/schema";
 import examples from "../examples.json";

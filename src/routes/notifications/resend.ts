@@ -1,4 +1,3 @@
-import { z } from "@hono/zod-openapi";
 import { session } from "../../auth/require-session";
 import { now } from "../../clock";
 import { ApiError } from "../../http/errors";
@@ -10,6 +9,7 @@ import {
   type RouteDefinition,
   writeContent,
 } from "../../http/openapi";
+import { z } from "../../lazy-schema";
 import { resendEvent } from "../../notifications/redelivery";
 import { ApplicationIdParam } from "../applications/schema";
 import examples from "../examples.json";

@@ -1,11 +1,10 @@
-import { z } from "@hono/zod-openapi";
 import { formatDateTime } from "../../clock";
 import { DELIVERY_STATUSES } from "../../collections/notifications";
 import type { AttemptRow } from "../../db/events";
 import type { EventRow } from "../../db/schema";
 import { APPLICATION_STATES, STATE_REASONS } from "../../domain/application-state";
 import { EVENT_TYPES } from "../../domain/plan";
-import { type Infer, schema } from "../../lazy-schema";
+import { type Infer, schema, z } from "../../lazy-schema";
 import { DateTimeOutput } from "../applications/schema";
 
 export const Notification = schema(() =>

@@ -1,9 +1,8 @@
 /** Schemas of the order operations (spec "Cancel order items / Return / Send order items", CONTRACT 5). */
-import { z } from "@hono/zod-openapi";
 import { DOCUMENT_TYPES } from "../../domain/documents";
 import { MAX_REASON_LENGTH } from "../../domain/plan";
 import { listOf } from "../../http/openapi";
-import { schema } from "../../lazy-schema";
+import { schema, z } from "../../lazy-schema";
 import { ITEM_TYPES, Money, OrderContent, VariableSymbol, Vat } from "../applications/schema";
 
 /** Standard base64, padded. */

@@ -1,7 +1,6 @@
 /** Schemas of refunds (CONTRACT 5): created directly or by a return. */
-import { z } from "@hono/zod-openapi";
 import { MAX_REASON_LENGTH } from "../../domain/plan";
-import { schema } from "../../lazy-schema";
+import { schema, z } from "../../lazy-schema";
 import { DateTimeOutput, Money, VariableSymbol } from "../applications/schema";
 
 export const RefundRequest = schema(() =>

@@ -1,4 +1,3 @@
-import { z } from "@hono/zod-openapi";
 import { createMiddleware } from "hono/factory";
 import { planAdvance } from "../../domain/application-operations";
 import type { HonoEnv } from "../../env";
@@ -13,7 +12,7 @@ import {
   type RouteDefinition,
   writeContent,
 } from "../../http/openapi";
-import { schema } from "../../lazy-schema";
+import { schema, z } from "../../lazy-schema";
 import { presentApplication, presentContext } from "../applications/present";
 import { Application, ApplicationIdParam } from "../applications/schema";
 import examples from "../examples.json";

@@ -1,6 +1,6 @@
-import { z } from "@hono/zod-openapi";
 import { ApiError } from "../../http/errors";
 import { failures, jsonContent, openApiRoute, type RouteDefinition } from "../../http/openapi";
+import { z } from "../../lazy-schema";
 import examples from "../examples.json";
 
 const route = {

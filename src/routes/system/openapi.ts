@@ -60,11 +60,11 @@ const DOCUMENTED = [
 
 /** Every operation loaded and registered, in the document's order, once. */
 async function documented() {
-  const registry = router();
+  const registry = await router();
   for (const route of await Promise.all(DOCUMENTED.map((operation) => operation.load()))) {
-    route.document(registry.openAPIRegistry);
+    await route.document(registry.openAPIRegistry);
   }
-  registerOpenApiComponents(registry);
+  registerOpenApiComponents(registry.openAPIRegistry);
   registry.openAPIRegistry.registerWebhook(notificationWebhook);
   registry.openAPIRegistry.registerWebhook(authorizationExpiringWebhook);
   return registry;
