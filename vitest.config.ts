@@ -56,7 +56,7 @@ const TEST_FILES = readdirSync("test", { recursive: true, encoding: "utf8" })
 const NODE_TESTS = TEST_FILES.filter((file) => runsInNode(file));
 
 /**
- * Every package (and subpath) that src/ and test/ import, for vitest to bundle once per run with
+ * Every package (and subpath) that src/ and the workerd tests import, for vitest to bundle once per run with
  * esbuild, as wrangler's build does, instead of each workerd loading zod, hono and Drizzle module by
  * module. Read from the imports themselves, so that the list cannot fall behind the code: a subpath
  * left out would load beside the bundle as a second copy of its package's modules.
@@ -65,7 +65,8 @@ function importedPackages(): string[] {
   const found = new Set(["hono/jsx/jsx-runtime"]); // what tsconfig's jsxImportSource imports unwritten
   for (const dir of ["src", "test"]) {
     for (const file of readdirSync(dir, { recursive: true, encoding: "utf8" })) {
-      if (!/\.tsx?$/.test(file) || file.startsWith("e2e/")) continue;
+      // A Node test's own imports (esbuild, to run compiled code) never reach workerd.
+      if (!/\.tsx?$/.test(file) || file.startsWith("e2e/") || NODE_TESTS.includes(path.join(dir, file))) continue;
       for (const name of importsOf(path.join(dir, file), true)) {
         if (!/^(\.|cloudflare:|node:)|^vitest(\/|$)/.test(name)) found.add(name);
       }

@@ -18,9 +18,9 @@
  * entry, again when its watcher of src/ is ready, logging "The file src changed" although nothing did:
  * workers-sdk#7934), so the second run costs a hash of the inputs instead of a build.
  *
- * The OpenAPI document and the statements built ahead of time are written first
- * (scripts/openapi-artefact.ts, scripts/statements-artefact.ts), from the same sources: they are inputs of
- * the build, served and run as they are.
+ * The OpenAPI document, the statements and the request validators built ahead of time are written first
+ * (scripts/openapi-artefact.ts, scripts/statements-artefact.ts, scripts/validators-artefact.ts), from the
+ * same sources: they are inputs of the build, served and run as they are.
  *
  * `--entry` builds another entry the same way (the benchmark's startup variants).
  */
@@ -31,6 +31,7 @@ import { parseArgs } from "node:util";
 import { build, type Metafile } from "esbuild";
 import { writeOpenApiArtefacts } from "./openapi-artefact";
 import { writeStatementArtefact } from "./statements-artefact";
+import { writeValidatorArtefact } from "./validators-artefact";
 
 const root = path.join(import.meta.dirname, "..");
 const { values: args } = parseArgs({
@@ -57,16 +58,20 @@ const NOT_AT_STARTUP = [
 /** Drizzle and the schema's tables: a read by id does without them (src/db/precompiled.ts). */
 const DRIZZLE = [/^node_modules\/drizzle-orm\//, /^src\/db\/(schema|client|applications)\.ts$/];
 
+/** zod and what extends it: a request validated by compiled validators does without them (src/lazy-schema.ts). */
+const ZOD = [/^node_modules\/(zod|@hono\/zod-openapi|@hono\/zod-validator|@asteasolutions\/zod-to-openapi)\//];
+
 /**
  * What a first request must not load, by the module imported on demand for it (a route group in
  * ROUTE_GROUPS, src/app.ts, or an operation its group lists). The gateway page, the first request of many
  * a cold isolate, reads through the statements built ahead of time and renders without zod; Drizzle, the
  * schema and the write path come with the first submit (src/gateway/answer.ts). A GET of an application
- * reads the same way; its module is its own, not its group's. Measured in bench/tried.md.
+ * reads the same way, and its request is checked by validators compiled ahead of time
+ * (generated/validators.ts); its module is its own, not its group's. Measured in bench/tried.md.
  */
 const NOT_ON_COLD_PATH: Record<string, RegExp[]> = {
-  "src/gateway/index.ts": [/^node_modules\/(zod|@hono\/zod-openapi|@hono\/zod-validator)\//, ...DRIZZLE],
-  "src/routes/applications/get.ts": DRIZZLE,
+  "src/gateway/index.ts": [...ZOD, ...DRIZZLE],
+  "src/routes/applications/get.ts": [...ZOD, ...DRIZZLE],
 };
 
 /** Every input and runtime module an entry (or a module imported on demand) loads before it runs: its static imports, transitively. */
@@ -115,10 +120,12 @@ if (upToDate()) {
 }
 
 const started = performance.now();
-// The statements the cold reads run and what `GET /openapi.json` serves, from the code being built: the
-// Worker runs those reads without Drizzle and never builds the document. The statements first: the
-// document is built from the route modules, which read them.
+// The statements the cold reads run, the compiled request validators and what `GET /openapi.json` serves,
+// from the code being built: the Worker runs those reads without Drizzle, validates those requests
+// without zod and never builds the document. The statements first: the validators and the document are
+// built from the route modules, which read them.
 writeStatementArtefact();
+writeValidatorArtefact();
 writeOpenApiArtefacts();
 // Written beside the folder, then swapped in: the same depth, so the source maps' paths hold.
 const next = `${outdir}.next-${process.pid}`;
@@ -175,7 +182,8 @@ if (args.entry === "src/index.ts") {
     if (misplaced.size > 0) {
       refuse(
         `The first request to ${module} would load ${[...misplaced].join(", ")}. Import it where it is first ` +
-          "used (await import(), as src/gateway/submit.ts loads the write path), or read through src/db/precompiled.ts.",
+          "used (await import(), as src/gateway/submit.ts loads the write path), read through src/db/precompiled.ts, " +
+          "or take zod's z from src/lazy-schema.ts.",
       );
     }
   }

@@ -3,11 +3,12 @@ import type * as ZodOpenApi from "@hono/zod-openapi";
 /**
  * zod (with its OpenAPI extension), loaded on demand. A module of schemas imports `z` from here rather
  * than from "@hono/zod-openapi", so that importing it evaluates nothing of zod: zod's own module is most
- * of what a cold GET costs (bench/tried.md), and only what builds a schema needs it. Whatever builds one
- * (serving a route, the document, the tests) awaits `loadZod()` first; `z` used before that throws,
- * naming the fix. A module that builds a schema when it is loaded (src/routes/notifications/webhook.ts,
- * for the document alone) or runs zod outside a route's validation (the collections' filters) imports
- * zod itself.
+ * of what a cold GET costs (bench/tried.md), and only what builds a schema needs it. A request checked
+ * by validators the build compiled (src/http/request-compiler.ts) needs zod only to word a refusal.
+ * Whatever builds a schema (serving a route, the document, the tests) awaits `loadZod()` first; `z` used
+ * before that throws, naming the fix. A module that builds a schema when it is loaded
+ * (src/routes/notifications/webhook.ts, for the document alone) or runs zod outside a route's validation
+ * (the collections' filters) imports zod itself.
  */
 let loaded: typeof ZodOpenApi | undefined;
 

@@ -1,8 +1,10 @@
 import type { RouteConfig, RouteHandler } from "@hono/zod-openapi";
-import type { Hono } from "hono";
+import { Hono } from "hono";
+import { validator } from "hono/validator";
 import type { ConflictCode, InvalidCode, ProblemCode, RefusalCode } from "../domain/result";
 import type { HonoEnv } from "../env";
 import { loadZod, schema, z } from "../lazy-schema";
+import type { CompiledRequest } from "./compiled-request";
 import { ApiError, type ErrorCode, MAX_LISTED_PROBLEMS, MORE_PROBLEMS, zodProblems } from "./errors";
 
 /**
@@ -43,16 +45,27 @@ export interface OpenApiRoute {
   /** The HTTP method, upper case, and the path as Hono routes it (`:param`). */
   method: string;
   path: string;
+  /** What defines it: the build compiles its request's validators from it (src/http/request-compiler.ts). */
+  definition: RouteDefinition;
   /** The route's router with its validators: what serves it. */
   serve(): Promise<Hono<HonoEnv>>;
   /** Registers the route with its responses: what documents it. */
   document(registry: OpenApiRegistry): Promise<void>;
 }
 
+/** The request parts a compiled validator may check, in the order OpenAPIHono validates them. */
+const COMPILED_PARTS = [
+  ["query", "query"],
+  ["param", "params"],
+] as const;
+
 /**
- * The one way to define an operation: `createRoute`'s definition and the handler. Serving it builds
- * the router `OpenAPIHono.openapi` would (its validators and media-type checks, our `defaultHook`);
- * the document gets the same definition with its responses. zod is loaded by either, not before.
+ * The one way to define an operation: `createRoute`'s definition and the handler. The document gets the
+ * definition with its responses. Serving it builds the router `OpenAPIHono.openapi` would (its
+ * validators and media-type checks, our `defaultHook`), unless the build compiled the route's request
+ * validators (generated/validators.ts): then a plain Hono router checks the request with them and loads
+ * zod only to say why a request is refused, exactly as zod's validator would (the same parse, the same
+ * hook), so a cold isolate's first request to the route does not evaluate zod.
  */
 export function openApiRoute<D extends RouteDefinition>(
   definition: D,
@@ -65,10 +78,28 @@ export function openApiRoute<D extends RouteDefinition>(
     const { createRoute } = await loadZod();
     return createRoute({ ...rest, ...(request ? { request: request() } : {}), ...parts });
   };
+  const compiledRouter = (compiled: CompiledRequest) => {
+    const byZod = async (part: "query" | "params", value: unknown) => {
+      await loadZod();
+      const result = await request!()[part]!.safeParseAsync(value);
+      if (!result.success) throw ApiError.of(zodProblems(result.error, value));
+      return result.data;
+    };
+    const validators = COMPILED_PARTS.flatMap(([target, part]) => {
+      const check = compiled[target];
+      return check ? [validator(target, async (value) => check(value) ?? (await byZod(part, value)))] : [];
+    });
+    const middleware = rest.middleware ? [rest.middleware].flat() : [];
+    return new Hono<HonoEnv>().on([method], [path], ...middleware, ...validators, handler as never);
+  };
   return {
     method,
     path,
+    definition,
     serve: async () => {
+      const { COMPILED_REQUESTS } = await import("../../generated/validators");
+      const compiled = COMPILED_REQUESTS[definition.operationId ?? ""];
+      if (compiled) return compiledRouter(compiled);
       // Hidden: a served route needs no document entry, and has no responses to put in one.
       return (await router()).openapi({ ...(await config({ responses: {} })), hide: true }, handler as never);
     },

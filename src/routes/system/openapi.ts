@@ -58,10 +58,13 @@ const DOCUMENTED = [
   ...sandboxRoutes,
 ];
 
+/** Every documented operation, loaded, in the document's order. */
+export const documentedRoutes = () => Promise.all(DOCUMENTED.map((operation) => operation.load()));
+
 /** Every operation loaded and registered, in the document's order, once. */
 async function documented() {
   const registry = await router();
-  for (const route of await Promise.all(DOCUMENTED.map((operation) => operation.load()))) {
+  for (const route of await documentedRoutes()) {
     await route.document(registry.openAPIRegistry);
   }
   registerOpenApiComponents(registry.openAPIRegistry);
