@@ -154,11 +154,19 @@ async function main(): Promise<void> {
   if (config.openRate !== 0) {
     log(`\nOpen loop: ${config.openDuration} s per scenario at a fixed rate`);
     for (const s of selected.filter((x) => !x.floor || x.floor === "getFair" || x.floor === "createFair")) {
-      const rate =
+      const wanted =
         config.openRate ?? config.openFraction * median((rounds.get(s.name) ?? []).filter(Boolean).map((r) => r.rps));
-      if (!(rate > 0)) continue;
+      if (!(wanted > 0)) continue;
       await drain();
       const load = spec(s);
+      // A scenario whose ids serve once (send) runs at most as fast as the ids it has left allow: past
+      // them every request would be a second send, refused with 422, which measures nothing.
+      const idsLast = s.slice && !s.repeatable ? load.paths.length / config.openDuration : Number.POSITIVE_INFINITY;
+      const rate = Math.min(wanted, idsLast);
+      if (rate < wanted)
+        log(
+          `  ${s.name}: ${rate.toFixed(0)}/s rather than ${wanted.toFixed(0)}/s, for its ${load.paths.length} ids left`,
+        );
       const result = await openLoop(load, rate, config.openDuration, `${runId}o`);
       ids.use(s, Math.min(result.scheduled, load.paths.length));
       if (s.slice && result.scheduled > load.paths.length) {

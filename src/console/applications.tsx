@@ -9,15 +9,13 @@ import { session } from "../auth/require-session";
 import { applicationSearchCollection } from "../collections/application-search";
 import { applicationScope } from "../collections/applications";
 import { keysetPage } from "../collections/keyset";
-import { filterParameter } from "../collections/links";
-import { parsePageRequest } from "../collections/query";
 import { aggregateOf } from "../db/aggregate-row";
 import { database } from "../db/client";
 import { APPLICATION_STATES } from "../domain/application-state";
 import { ledgerOf } from "../domain/ledger";
 import type { Problem } from "../domain/result";
 import type { HonoEnv } from "../env";
-import { dateRangeTerms } from "./input";
+import { dateRangeTerms, listRequest } from "./input";
 import {
   customerEmail,
   customerName,
@@ -78,17 +76,9 @@ export const applicationsList = new Hono<HonoEnv>().get(PATH, async (c) => {
   const query = queryOf(url);
   const timeZone = c.var.config.SERVICE_TIMEZONE;
   const { terms, problems } = filterTerms(query, timeZone);
-  const cursor = (name: string) => url.searchParams.get(name) || undefined;
-  // The API's own parameters, read by the API's own parser: one set of rules for what a list accepts.
-  const parameters = new URLSearchParams({ sort: query.sort });
-  if (terms.length > 0) parameters.set("filter", filterParameter(terms));
   const partnerId = session(c).partnerId;
   const collection = applicationSearchCollection(partnerId);
-  const request = parsePageRequest(collection, `${url.origin}${PATH}?${parameters}`, {
-    limit: PAGE_SIZE,
-    after: cursor("after"),
-    before: cursor("before"),
-  });
+  const request = listRequest(collection, url, PATH, { sort: query.sort, terms, limit: PAGE_SIZE });
   const found =
     request.ok && problems.length === 0
       ? await keysetPage(

@@ -3,6 +3,9 @@
  * service's wall clock (the one its pages show).
  */
 import { formatDateTime } from "../clock";
+import type { Collection, FilterTerm } from "../collections/collection";
+import { filterParameter } from "../collections/links";
+import { parsePageRequest } from "../collections/query";
 
 /**
  * "150", "150.5", "1 234,50" → minor units; null when it is not an amount of at most two decimals.
@@ -79,4 +82,25 @@ export function dateRangeTerms(
     else terms.push({ name: attribute, operator, values: [formatDateTime(at, timeZone)] });
   }
   return { terms, problems };
+}
+
+/**
+ * A list page's request as the API reads one: the form's sort and filter terms become the API's `sort`
+ * and `filter` parameters, read by the API's own parser (one set of rules for what a list accepts), and
+ * the page's cursors come from its link.
+ */
+export function listRequest(
+  collection: Collection,
+  url: URL,
+  path: string,
+  list: { sort: string; terms: readonly Pick<FilterTerm, "name" | "operator" | "values">[]; limit: number },
+) {
+  const parameters = new URLSearchParams({ sort: list.sort });
+  if (list.terms.length > 0) parameters.set("filter", filterParameter(list.terms));
+  const cursor = (name: string) => url.searchParams.get(name) || undefined;
+  return parsePageRequest(collection, `${url.origin}${path}?${parameters}`, {
+    limit: list.limit,
+    after: cursor("after"),
+    before: cursor("before"),
+  });
 }

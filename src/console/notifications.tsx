@@ -8,9 +8,7 @@ import { type Context, Hono } from "hono";
 import { session } from "../auth/require-session";
 import { now } from "../clock";
 import { keysetPage } from "../collections/keyset";
-import { filterParameter } from "../collections/links";
 import { DELIVERY_STATUSES, partnerEvents, partnerNotificationsCollection } from "../collections/notifications";
-import { parsePageRequest } from "../collections/query";
 import { database } from "../db/client";
 import { latestAttemptsOf } from "../db/events";
 import { signingSecretsOf } from "../db/partners";
@@ -20,7 +18,7 @@ import { MAX_REPLAY, REPLAY_INTERVAL_SECONDS, replay } from "../notifications/re
 import { rotateSigningSecret } from "../notifications/rotation";
 import { applicationPath } from "./application";
 import { onceForForm, onceToken } from "./forms";
-import { dateRangeTerms, wallClockInstant } from "./input";
+import { dateRangeTerms, listRequest, wallClockInstant } from "./input";
 import { FormTokens, type Notice, NoticeBox, Paging, page, StateBadge, shownTime, signedIn, Time } from "./layout";
 
 const PATH = "/console/notifications";
@@ -63,13 +61,7 @@ async function deliveryLog(c: Context<HonoEnv>, query: Query) {
   terms.push(...occurred.terms);
   const problems = occurred.problems;
   const url = new URL(c.req.url);
-  const parameters = new URLSearchParams({ sort: "-id" });
-  if (terms.length > 0) parameters.set("filter", filterParameter(terms));
-  const request = parsePageRequest(partnerNotificationsCollection, `${url.origin}${PATH}?${parameters}`, {
-    limit: PAGE_SIZE,
-    after: url.searchParams.get("after") || undefined,
-    before: url.searchParams.get("before") || undefined,
-  });
+  const request = listRequest(partnerNotificationsCollection, url, PATH, { sort: "-id", terms, limit: PAGE_SIZE });
   if (!request.ok) problems.push(...request.problems.map((p) => p.message));
   const nothing = { rows: [], attempts: [], counts: new Map<string, number>(), paging: undefined };
   if (problems.length > 0 || !request.ok) return { problems, ...nothing };

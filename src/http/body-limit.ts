@@ -43,9 +43,10 @@ export const limitBody = limitBodyTo(MAX_BODY_BYTES);
  * fail the same way. Deployed, the Worker answers at once and never reads what it refused.
  */
 export const drainUnreadBody = createMiddleware<HonoEnv>(async (c, next) => {
+  if (!c.var.config.DRAIN_UNREAD_BODIES) return next();
   const { body } = c.req.raw;
   await next();
-  if (body && !body.locked && c.var.config.DRAIN_UNREAD_BODIES) {
+  if (body && !body.locked) {
     // A client that went away mid-body leaves nothing to drain: the answer stands.
     await body.pipeTo(new WritableStream()).catch(() => undefined);
   }
