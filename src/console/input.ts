@@ -1,6 +1,6 @@
 /**
- * Reading what people type into the console's forms: amounts as written, and dates and times on the
- * service's wall clock (the one its pages show).
+ * Reading what people type into the console's forms: amounts as written, dates and times on the
+ * service's wall clock (the one its pages show), and a list page's search as the API's list request.
  */
 import { formatDateTime } from "../clock";
 import type { Collection, FilterTerm } from "../collections/collection";
