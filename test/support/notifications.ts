@@ -22,13 +22,15 @@ export const sent: Captured[] = [];
 
 /**
  * Registers, for the test file that calls it, a clean record of what was sent, no endpoint's circuit
- * open (the tests share endpoints), and the fake clock at T0 before each test, and real timers and
- * fetch after it.
+ * open and no delivery in flight (the tests share endpoints), and the fake clock at T0 before each
+ * test, and real timers and fetch after it.
  */
 export function useNotificationHarness() {
   beforeEach(async () => {
     sent.length = 0;
+    // What an earlier test of the file left (a cap filled, a circuit open) must not hold back this one's.
     await env.DB.prepare("DELETE FROM endpoint_circuits").run();
+    await env.DB.prepare("UPDATE events SET delivering_until = NULL, delivering_to = NULL").run();
     vi.useFakeTimers({ toFake: ["Date"] });
     vi.setSystemTime(T0);
   });
