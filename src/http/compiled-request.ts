@@ -4,3 +4,12 @@
  * would, or `undefined` where it cannot be sure the request is valid: zod then decides, and says why.
  */
 export type CompiledRequest = Partial<Record<"query" | "param", (value: unknown) => unknown>>;
+
+/**
+ * The request parts a validator may be compiled for: Hono's name for each and the definition's, in the
+ * order OpenAPIHono validates them (the query before the path).
+ */
+export const COMPILED_PARTS = [
+  ["query", "query"],
+  ["param", "params"],
+] as const;

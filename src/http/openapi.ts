@@ -4,7 +4,7 @@ import { validator } from "hono/validator";
 import type { ConflictCode, InvalidCode, ProblemCode, RefusalCode } from "../domain/result";
 import type { HonoEnv } from "../env";
 import { loadZod, schema, z } from "../lazy-schema";
-import type { CompiledRequest } from "./compiled-request";
+import { COMPILED_PARTS, type CompiledRequest } from "./compiled-request";
 import { ApiError, type ErrorCode, MAX_LISTED_PROBLEMS, MORE_PROBLEMS, zodProblems } from "./errors";
 
 /**
@@ -52,12 +52,6 @@ export interface OpenApiRoute {
   /** Registers the route with its responses: what documents it. */
   document(registry: OpenApiRegistry): Promise<void>;
 }
-
-/** The request parts a compiled validator may check, in the order OpenAPIHono validates them. */
-const COMPILED_PARTS = [
-  ["query", "query"],
-  ["param", "params"],
-] as const;
 
 /**
  * The one way to define an operation: `createRoute`'s definition and the handler. The document gets the

@@ -9,10 +9,11 @@
  * not compiled, and zod validates it as before.
  */
 import { loadZod, type z } from "../lazy-schema";
+import { COMPILED_PARTS } from "./compiled-request";
 import type { OpenApiRoute } from "./openapi";
 
-/** The parts of a request the compiler knows, as Hono's `validator` names them. */
-const PARTS = { params: "param", query: "query" } as const;
+/** Hono's name of each request part the compiler knows, by the definition's. */
+const TARGETS: Record<string, string> = Object.fromEntries(COMPILED_PARTS.map(([target, part]) => [part, target]));
 
 interface Def {
   type: string;
@@ -121,7 +122,7 @@ export async function compileRequest(route: OpenApiRoute): Promise<Record<string
   const request = route.definition.request?.() ?? {};
   const compiled: Record<string, string> = {};
   for (const [part, schema] of Object.entries(request)) {
-    const target = PARTS[part as keyof typeof PARTS];
+    const target = TARGETS[part];
     const source = target && schema ? compileValidator(schema as z.ZodType) : null;
     if (source === null) return null;
     compiled[target] = source;

@@ -4,7 +4,7 @@ import { transformSync } from "esbuild";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { COMPILED_REQUESTS } from "../../generated/validators";
-import type { CompiledRequest } from "../../src/http/compiled-request";
+import { COMPILED_PARTS, type CompiledRequest } from "../../src/http/compiled-request";
 import type { OpenApiRoute } from "../../src/http/openapi";
 import { compileValidator, validatorsModule } from "../../src/http/request-compiler";
 import { loadZod, z } from "../../src/lazy-schema";
@@ -84,12 +84,16 @@ describe("the request validators compiled ahead of time", () => {
       getApplication: [{ applicationId: "01JD3Z7Q9K4M2N8P5R6S7T8V9W" }],
       downloadDocument: [{ applicationId: "01JD3Z7Q9K4M2N8P5R6S7T8V9W", documentId: "01JD3Z7Q9K4M2N8P5R6S7T8V9X" }],
     };
-    const parts = { param: "params", query: "query" } as const;
     for (const route of routes) {
       const compiled: CompiledRequest | undefined = COMPILED_REQUESTS[route.definition.operationId!];
-      for (const [target, check] of Object.entries(compiled ?? {})) {
-        const schema = route.definition.request!()[parts[target as keyof typeof parts]] as z.ZodType;
-        agreesWithZod(schema, check, samples[route.definition.operationId!] ?? []);
+      for (const [target, part] of COMPILED_PARTS) {
+        const check = compiled?.[target];
+        if (!check) continue;
+        agreesWithZod(
+          route.definition.request!()[part] as z.ZodType,
+          check,
+          samples[route.definition.operationId!] ?? [],
+        );
       }
     }
   });
