@@ -21,7 +21,8 @@ export const GENERATED = path.join(root, "generated");
 
 /**
  * What a script typed with src prints (`script` relative to the root): a process of its own, since the
- * Node scripts are not typed with the Worker's types (scripts/openapi.ts, scripts/statements.ts).
+ * Node scripts are not typed with the Worker's types (scripts/openapi.ts, scripts/statements.ts,
+ * scripts/validators.ts).
  */
 export function printedBy(script: string): string {
   const result = spawnSync(process.execPath, ["--import", "tsx", path.join(root, script)], {

@@ -117,7 +117,7 @@ export function compileValidator(schema: z.ZodType): string | null {
 }
 
 /** Each part's validator source, by Hono's name for it; `null` where the request has a part the compiler does not cover. */
-export async function compileRequest(route: OpenApiRoute): Promise<Record<string, string> | null> {
+async function compileRequest(route: OpenApiRoute): Promise<Record<string, string> | null> {
   await loadZod();
   const request = route.definition.request?.() ?? {};
   const compiled: Record<string, string> = {};
