@@ -6,7 +6,8 @@
  * for any other, which zod then parses, refusing it with its own problems. It knows only what the
  * routes' path and query schemas use where they are plain (objects of strings, enums and literals,
  * optional or not, with length and pattern checks); a request with any other part or kind of schema is
- * not compiled, and zod validates it as before.
+ * not compiled, and zod validates it as before. zod's internals (`_zod.def` and its checks' defs) are
+ * read here and nowhere else: a zod upgrade that changes them fails test/http/request-compiler.test.ts.
  */
 import { loadZod, type z } from "../lazy-schema";
 import { COMPILED_PARTS } from "./compiled-request";
