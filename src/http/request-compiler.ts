@@ -4,9 +4,10 @@
  * is served without zod (`openApiRoute` in ./openapi.ts). zod stays the single source: a compiled
  * validator only answers what zod's parse answers for a request it is sure is valid, and `undefined`
  * for any other, which zod then parses, refusing it with its own problems. It knows only what the
- * routes' path and query schemas use where they are plain (objects of strings, enums and literals,
- * optional or not, with length and pattern checks); a request with any other part or kind of schema is
- * not compiled, and zod validates it as before. zod's internals (`_zod.def` and its checks' defs) are
+ * routes' path and query schemas use where they are plain (objects of strings, enums, literals and
+ * numbers, optional or with a default, with length, pattern, integer and range checks; a query's number
+ * coerced only from plain digits); a request with any other part or kind of schema is not compiled, and
+ * zod validates it as before. zod's internals (`_zod.def` and its checks' defs) are
  * read here and nowhere else: a zod upgrade that changes them fails test/http/request-compiler.test.ts.
  */
 import { loadZod, type z } from "../lazy-schema";
@@ -44,6 +45,10 @@ function emit(schema: unknown, input: string, out: Emitter): string | null {
       return emitOneOf(Object.values(def.entries as Record<string, unknown>), input, out);
     case "literal":
       return emitOneOf(def.values as unknown[], input, out);
+    case "number":
+      return emitNumber(def, input, out);
+    case "default":
+      return emitDefault(def, input, out);
     default:
       return null;
   }
@@ -97,6 +102,52 @@ function emitString(def: Def, input: string, out: Emitter): string | null {
   }
   out.lines.push(`if (${refused.join(" || ")}) return undefined;`);
   return input;
+}
+
+/** Numbers; coerced ones (a query's) only from plain decimal digits, whose `Number()` is exact. */
+function emitNumber(def: Def, input: string, out: Emitter): string | null {
+  if (!onlyKeys(def, ["type", "coerce", "checks", "error"])) return null;
+  const number = out.name("n");
+  if (def.coerce === true) {
+    out.lines.push(`if (typeof ${input} !== "string" || !/^(?:0|[1-9][0-9]{0,14})$/.test(${input})) return undefined;`);
+    out.lines.push(`const ${number} = Number(${input});`);
+  } else {
+    out.lines.push(`if (typeof ${input} !== "number" || !Number.isFinite(${input})) return undefined;`);
+    out.lines.push(`const ${number} = ${input};`);
+  }
+  const refused: string[] = [];
+  for (const check of (def.checks as unknown[] | undefined) ?? []) {
+    const c = (check as { _zod: { def: { check: string; [key: string]: unknown } } })._zod.def;
+    const bound = Number(c.value);
+    if (c.check === "number_format" && c.format === "safeint") refused.push(`!Number.isSafeInteger(${number})`);
+    else if (c.check === "greater_than") refused.push(`${number} ${c.inclusive ? "<" : "<="} ${bound}`);
+    else if (c.check === "less_than") refused.push(`${number} ${c.inclusive ? ">" : ">="} ${bound}`);
+    else return null;
+  }
+  if (refused.length > 0) out.lines.push(`if (${refused.join(" || ")}) return undefined;`);
+  return number;
+}
+
+/** A default: zod answers it for `undefined` (an absent key included) without checking it. */
+function emitDefault(def: Def, input: string, out: Emitter): string | null {
+  if (!onlyKeys(def, ["type", "innerType", "defaultValue"])) return null;
+  const value = def.defaultValue;
+  if (!["string", "number", "boolean"].includes(typeof value) || Number.isNaN(value) || Object.is(value, -0)) {
+    return null;
+  }
+  const result = out.name("d");
+  out.lines.push(`let ${result}: unknown = ${JSON.stringify(value)};`);
+  const start = out.lines.length;
+  const checked = emit(def.innerType, input, out);
+  if (checked === null) return null;
+  const inner = out.lines.splice(start);
+  out.lines.push(
+    `if (${input} !== undefined) {`,
+    ...inner.map((line) => `  ${line}`),
+    `  ${result} = ${checked};`,
+    "}",
+  );
+  return result;
 }
 
 function emitOneOf(values: unknown[], input: string, out: Emitter): string | null {
