@@ -6,9 +6,9 @@ import type * as ZodOpenApi from "@hono/zod-openapi";
  * of what a cold GET costs (bench/tried.md), and only what builds a schema needs it. A request checked
  * by validators the build compiled (src/http/request-compiler.ts) needs zod only to word a refusal.
  * Whatever builds a schema (serving a route, the document, the tests) awaits `loadZod()` first; `z` used
- * before that throws, naming the fix. A module that builds a schema when it is loaded
- * (src/routes/notifications/webhook.ts, for the document alone) or runs zod outside a route's validation
- * (the collections' filters) imports zod itself.
+ * before that throws, naming the fix; so does what runs zod outside a route's validation (a list's
+ * filters: `parsePageRequest`). A module that builds a schema when it is loaded
+ * (src/routes/notifications/webhook.ts, for the document alone) imports zod itself.
  */
 let loaded: typeof ZodOpenApi | undefined;
 

@@ -4,14 +4,13 @@
  * and variable symbols take `eq` and `in`. Every attribute has an index (partner_id, attribute, id),
  * except the variable symbols, found in a lookup table's key (partner, symbol).
  */
-import { z } from "@hono/zod-openapi";
 import { eq, getTableColumns, type SQL, sql } from "drizzle-orm";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import { type ApplicationPageRow, applicationsPage } from "../db/applications";
 import { applications, applicationVariableSymbols } from "../db/schema";
 import { APPLICATION_STATES, STATE_REASONS } from "../domain/application-state";
 import { FINANCING_TYPES } from "../domain/financing-terms";
-import { schema } from "../lazy-schema";
+import { schema, z } from "../lazy-schema";
 import {
   type Collection,
   EQUALITY_OPERATORS,

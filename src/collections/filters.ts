@@ -1,8 +1,7 @@
 /** The kinds of filters a collection offers: how a value is read and which condition a term becomes. */
-import { z } from "@hono/zod-openapi";
 import { and, eq, gt, gte, inArray, lt, lte, or } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
-import { schema } from "../lazy-schema";
+import { schema, z } from "../lazy-schema";
 import { EQUALITY_OPERATORS, type Filterable, OPERATORS, type Operator, type Parsed } from "./collection";
 
 const comparisons = { lt, lteq: lte, eq, gteq: gte, gt } as const;

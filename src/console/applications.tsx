@@ -78,7 +78,7 @@ export const applicationsList = new Hono<HonoEnv>().get(PATH, async (c) => {
   const { terms, problems } = filterTerms(query, timeZone);
   const partnerId = session(c).partnerId;
   const collection = applicationSearchCollection(partnerId);
-  const request = listRequest(collection, url, PATH, { sort: query.sort, terms, limit: PAGE_SIZE });
+  const request = await listRequest(collection, url, PATH, { sort: query.sort, terms, limit: PAGE_SIZE });
   const found =
     request.ok && problems.length === 0
       ? await keysetPage(

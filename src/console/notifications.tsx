@@ -61,7 +61,11 @@ async function deliveryLog(c: Context<HonoEnv>, query: Query) {
   terms.push(...occurred.terms);
   const problems = occurred.problems;
   const url = new URL(c.req.url);
-  const request = listRequest(partnerNotificationsCollection, url, PATH, { sort: "-id", terms, limit: PAGE_SIZE });
+  const request = await listRequest(partnerNotificationsCollection, url, PATH, {
+    sort: "-id",
+    terms,
+    limit: PAGE_SIZE,
+  });
   if (!request.ok) problems.push(...request.problems.map((p) => p.message));
   const nothing = { rows: [], attempts: [], counts: new Map<string, number>(), paging: undefined };
   if (problems.length > 0 || !request.ok) return { problems, ...nothing };

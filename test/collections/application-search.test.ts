@@ -23,10 +23,10 @@ beforeAll(async () => {
   await insert(stranger.partner.id, generate(300, 11));
 });
 
-function request(text: string, sort = "-createdAt") {
+async function request(text: string, sort = "-createdAt") {
   const filter = filterParameter([{ name: "search", operator: "eq", values: [text] }]);
   const url = `http://console.test/console/applications?${new URLSearchParams({ sort, filter })}`;
-  const parsed = parsePageRequest(applicationSearchCollection(partnerId), url, { limit: 100 });
+  const parsed = await parsePageRequest(applicationSearchCollection(partnerId), url, { limit: 100 });
   if (!parsed.ok) throw new Error(JSON.stringify(parsed.problems));
   return parsed.value;
 }
@@ -38,7 +38,7 @@ async function search(text: string): Promise<string[]> {
   const found: string[] = [];
   let after: string | undefined;
   for (;;) {
-    const paged = { ...request(text), after };
+    const paged = { ...(await request(text)), after };
     const page = await keysetPage(db, collection, applicationScope(partnerId, collection, paged), paged);
     if (!page.ok) throw new Error(JSON.stringify(page.problems));
     found.push(...page.value.rows.map((row) => row.id));
@@ -49,7 +49,7 @@ async function search(text: string): Promise<string[]> {
 
 async function plan(text: string, sort?: string): Promise<string[]> {
   const collection = applicationSearchCollection(partnerId);
-  const asked = request(text, sort);
+  const asked = await request(text, sort);
   const statement = keysetQuery(
     database(env),
     collection,

@@ -26,7 +26,7 @@ async function plan(query: string) {
   const url = `http://api.test${LIST}?${query}`;
   const params = new URL(url).searchParams;
   const collection = applicationsOf(partnerId);
-  const parsed = parsePageRequest(collection, url, {
+  const parsed = await parsePageRequest(collection, url, {
     limit: 20,
     after: params.get("after") ?? undefined,
     before: params.get("before") ?? undefined,

@@ -30,7 +30,7 @@ const route = {
 export const listApplications = openApiRoute(route, async (c) => {
   const { partnerId } = session(c);
   const collection = applicationsOf(partnerId);
-  const request = orRefuse(parsePageRequest(collection, c.req.url, c.req.valid("query")));
+  const request = orRefuse(await parsePageRequest(collection, c.req.url, c.req.valid("query")));
   const db = database(c.env);
   const page = orRefuse(await keysetPage(db, collection, applicationScope(partnerId, collection, request), request));
   const ctx = presentContext(c);

@@ -31,7 +31,7 @@ const route = {
 } satisfies RouteDefinition;
 
 export const listPartnerNotifications = openApiRoute(route, async (c) => {
-  const request = orRefuse(parsePageRequest(partnerNotificationsCollection, c.req.url, c.req.valid("query")));
+  const request = orRefuse(await parsePageRequest(partnerNotificationsCollection, c.req.url, c.req.valid("query")));
   const db = database(c.env);
   const page = orRefuse(
     await keysetPage(db, partnerNotificationsCollection, partnerEvents(session(c).partnerId), request),

@@ -32,7 +32,7 @@ export const listNotifications = openApiRoute(route, async (c) => {
   const { applicationId } = c.req.valid("param");
   const db = database(c.env);
   if (!(await ownsApplication(db, session(c).partnerId, applicationId))) throw ApiError.notFound("application");
-  const request = orRefuse(parsePageRequest(applicationNotificationsCollection, c.req.url, c.req.valid("query")));
+  const request = orRefuse(await parsePageRequest(applicationNotificationsCollection, c.req.url, c.req.valid("query")));
   const page = orRefuse(
     await keysetPage(db, applicationNotificationsCollection, applicationEvents(applicationId), request),
   );

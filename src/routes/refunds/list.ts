@@ -33,7 +33,7 @@ export const listRefunds = openApiRoute(route, async (c) => {
   const { applicationId } = c.req.valid("param");
   const db = database(c.env);
   if (!(await ownsApplication(db, session(c).partnerId, applicationId))) throw ApiError.notFound("application");
-  const request = orRefuse(parsePageRequest(refundsCollection, c.req.url, c.req.valid("query")));
+  const request = orRefuse(await parsePageRequest(refundsCollection, c.req.url, c.req.valid("query")));
   const page = orRefuse(await keysetPage(db, refundsCollection, applicationRefunds(applicationId), request));
   const timeZone = c.var.config.SERVICE_TIMEZONE;
   return c.json(
