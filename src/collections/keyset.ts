@@ -7,8 +7,9 @@ import { and, asc, desc, eq, gt, gte, lt, lte, or, type SQL, sql } from "drizzle
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Database } from "../db/client";
 import { parameterize } from "../db/compiler";
-import { ok, problem, type Result, refused } from "../domain/result";
+import type { Result } from "../domain/result";
 import type { Collection, Page, PageQuery, PageRequest, PreparedPage, RowOf, SortKey } from "./collection";
+import { pageOfRows } from "./page";
 
 // biome-ignore lint/suspicious/noExplicitAny: any row type; RowOf<C> gives the caller its own.
 type AnyCollection = Collection<SQLiteTable, any>;
@@ -166,10 +167,7 @@ function preparedPage<C extends AnyCollection>(db: Database, collection: C, scop
 
 /**
  * One page of `collection` within `scope` (e.g. the session's partner), as `request` asks: one
- * prepared statement, one D1 round trip. A cursor that is unknown or outside the scope is refused: it
- * must be an id from a page we served, and an empty page would hide the client's bug (or let it probe
- * other partners' ids). Such a cursor empties the page (`cursorInScope`), so only an empty page costs
- * a second statement, to tell a cursor at the end of the list from one that is not in it.
+ * prepared statement, one D1 round trip (see `pageOfRows` for a cursor the page does not follow).
  */
 export async function keysetPage<C extends AnyCollection, Row = RowOf<C>>(
   db: Database,
@@ -178,35 +176,12 @@ export async function keysetPage<C extends AnyCollection, Row = RowOf<C>>(
   request: PageRequest,
 ): Promise<Result<Page<Row>>> {
   const fetched = (await preparedPage(db, collection, scope, request)) as Row[];
-  const id = request.after ?? request.before;
-  if (id !== undefined && fetched.length === 0) {
+  return pageOfRows(request, fetched, collection.idKey, async (id) => {
     const cursor = await db
       .select({ id: collection.id })
       .from(collection.table)
       .where(and(eq(collection.id, id), scope))
       .get();
-    if (cursor === undefined) {
-      const attribute = request.after !== undefined ? "after" : "before";
-      return refused(
-        problem(
-          "INVALID_VALUE",
-          `"${id}" is not the id of an item of this list; use an id from a page served`,
-          attribute,
-        ),
-      );
-    }
-  }
-  const more = fetched.length > request.limit;
-  const rows = fetched.slice(0, request.limit);
-  const backward = request.before !== undefined;
-  if (backward) rows.reverse();
-  const idOf = (row: Row | undefined) =>
-    row === undefined ? undefined : String((row as Record<string, unknown>)[collection.idKey]);
-  return ok({
-    rows,
-    // Walking backwards, the cursor item itself follows; walking forward from a cursor, it precedes.
-    hasMoreAfter: backward || more,
-    hasMoreBefore: backward ? more : request.after !== undefined,
-    ...(rows.length > 0 ? { firstId: idOf(rows[0])!, lastId: idOf(rows.at(-1))! } : {}),
+    return cursor !== undefined;
   });
 }

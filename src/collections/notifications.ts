@@ -1,12 +1,9 @@
 import { eq } from "drizzle-orm";
 import { events } from "../db/schema";
+import { DELIVERY_STATUSES } from "../domain/notification-schedule";
 import { EVENT_TYPES } from "../domain/plan";
-import { schema } from "../lazy-schema";
 import { type Collection, EQUALITY_OPERATORS } from "./collection";
 import { columnFilter, enumFilter, instantFilter, textValue } from "./filters";
-import { PageQuery } from "./query";
-
-export const DELIVERY_STATUSES = ["PENDING", "DELIVERED", "FAILED"] as const;
 
 /** One application's events, in the order they happened (their id). */
 export const applicationNotificationsCollection = {
@@ -38,18 +35,3 @@ export const partnerNotificationsCollection = {
 } satisfies Collection<typeof events>;
 
 export const partnerEvents = (partnerId: string) => eq(events.partnerId, partnerId);
-
-export const NotificationsQuery = schema(() =>
-  PageQuery().extend({
-    sort: PageQuery().shape.sort.openapi({
-      description: "Comma-separated attributes, `-` for descending: id (the order events happened), occurredAt.",
-      example: "-occurredAt",
-    }),
-    filter: PageQuery().shape.filter.openapi({
-      description:
-        "`<name>|<operator>|<values>` terms joined by `;` (AND). eq, in: status (PENDING, DELIVERED, FAILED), eventType, applicationId; " +
-        "lt, lteq, eq, gteq, gt, in: occurredAt (ISO 8601 with offset, to the second).",
-      example: "status|eq|FAILED;occurredAt|gteq|2026-11-01T00:00:00+01:00",
-    }),
-  }),
-);

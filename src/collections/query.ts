@@ -85,6 +85,9 @@ function rawParameters(search: string): Map<string, string[]> {
   return found;
 }
 
+/** A page's size and cursor, as the query's validators answer them. */
+export type PageParams = { limit: number; after?: string | undefined; before?: string | undefined };
+
 /**
  * Reads `sort` and `filter` from the raw query of `url` (they need their own decoding, see
  * `parseFilter`) and checks the cursor parameters; every problem is reported, not only the first.
@@ -92,7 +95,7 @@ function rawParameters(search: string): Map<string, string[]> {
 export async function parsePageRequest(
   collection: Collection,
   url: string,
-  params: { limit: number; after?: string | undefined; before?: string | undefined },
+  params: PageParams,
 ): Promise<Result<PageRequest>> {
   const problems: Problem[] = [];
   const raw = rawParameters(new URL(url).search);
@@ -102,6 +105,26 @@ export async function parsePageRequest(
   // route whose query the build compiled, does not load it.
   if (filterText !== undefined) await loadZod();
   const filter = parseFilter(collection, filterText, problems);
+  return pageRequest(params, sort, filter, problems);
+}
+
+/**
+ * The request of a page in the list's own order and unfiltered (no `sort`, no `filter` in the raw query
+ * of `url`), which needs nothing of the collection: what a client polling a list asks. `undefined` for
+ * any other request, which `parsePageRequest` reads.
+ */
+export function plainPageRequest(url: string, params: PageParams): Result<PageRequest> | undefined {
+  const raw = rawParameters(new URL(url).search);
+  if (raw.has("sort") || raw.has("filter")) return undefined;
+  return pageRequest(params, [], [], []);
+}
+
+function pageRequest(
+  params: PageParams,
+  sort: SortKey[],
+  filter: FilterTerm[],
+  problems: Problem[],
+): Result<PageRequest> {
   if (params.after !== undefined && params.before !== undefined) {
     problems.push(
       problem("INVALID_VALUE", "must not be combined with after: a page is read forward or backward", "before"),

@@ -3,7 +3,7 @@
  * An event is PENDING until delivered (DELIVERED) or given up (FAILED); while PENDING its
  * `nextAttemptAt` says when it is due, which is what the queue's wake-ups and the sweep act on.
  */
-import { and, asc, eq, getTableColumns, gte, inArray, isNull, lt, or, sql } from "drizzle-orm";
+import { and, asc, desc, eq, getTableColumns, gt, gte, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import type { Circuit } from "../domain/endpoint-circuit";
 import type { AfterAttempt } from "../domain/notification-schedule";
 import type { Database } from "./client";
@@ -11,15 +11,47 @@ import { applications, type EventRow, endpointCircuits, events, notificationAtte
 
 export type AttemptRow = typeof notificationAttempts.$inferSelect;
 
-/** The delivery attempts of the events given, oldest first: one query for a whole page. */
-export async function attemptsOf(db: Database, eventIds: readonly string[]): Promise<AttemptRow[]> {
-  if (eventIds.length === 0) return [];
-  return db
-    .select()
-    .from(notificationAttempts)
-    .where(inArray(notificationAttempts.eventId, [...eventIds]))
-    .orderBy(asc(notificationAttempts.id));
-}
+/**
+ * The statements of the partner's delivery log and of the attempts of a page of events, built ahead of
+ * time (src/db/statements.ts) and read without Drizzle (./event-reads.ts): the log's first request in an
+ * isolate loads neither Drizzle nor the schema. A page in the log's own order (by id, unfiltered) is the
+ * collection's keyset query (src/collections/keyset.ts) for that shape, with its values as placeholders;
+ * test/db/event-reads.test.ts holds the two to the same SQL.
+ */
+export const eventReads = {
+  /** A page of the partner's events by id: from the start, after the cursor, or before it (walking back). */
+  partnerPage: (db: Database, from: "start" | "after" | "before") => {
+    const partner = eq(events.partnerId, sql.placeholder("partnerId"));
+    const cursor = sql.placeholder("cursor");
+    const inScope = sql`exists (select 1 from ${events} where ${and(eq(events.id, cursor), partner)})`;
+    const where =
+      from === "start"
+        ? partner
+        : and(partner, inScope, from === "after" ? gt(events.id, sql`${cursor}`) : lt(events.id, sql`${cursor}`));
+    return db
+      .select()
+      .from(events)
+      .where(where)
+      .orderBy(from === "before" ? desc(events.id) : asc(events.id))
+      .limit(sql.placeholder("limit"));
+  },
+  /** The cursor, if it is one of the partner's events: an empty page tells an end from a foreign id so. */
+  partnerEvent: (db: Database) =>
+    db
+      .select({ id: events.id })
+      .from(events)
+      .where(and(eq(events.id, sql.placeholder("cursor")), eq(events.partnerId, sql.placeholder("partnerId")))),
+  /**
+   * The attempts of the events given (a JSON array of ids: one statement for any number of them), oldest
+   * first; the index (event_id, id) serves each event's.
+   */
+  attempts: (db: Database) =>
+    db
+      .select()
+      .from(notificationAttempts)
+      .where(sql`${notificationAttempts.eventId} in (select value from json_each(${sql.placeholder("eventIds")}))`)
+      .orderBy(asc(notificationAttempts.id)),
+};
 
 /**
  * The console's view of the attempts of a page of events: the latest `perEvent` of each (oldest first)

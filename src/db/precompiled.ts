@@ -9,17 +9,13 @@ import type { StatementName } from "./statements";
 
 const mappers = new Map<StatementName, RowMapper>();
 
-/**
- * The one row (or undefined) of a statement built to answer one, with the placeholders' `values`, as
- * Drizzle's own execution of its query answers it.
- */
-export async function readFirst(
+/** The rows of a statement with the placeholders' `values`, each as Drizzle's own execution maps it. */
+async function rowsOf(
   client: D1Database,
   name: StatementName,
   values: Record<string, unknown>,
-): Promise<Record<string, unknown> | undefined> {
+): Promise<Record<string, unknown>[]> {
   const statement = STATEMENTS[name];
-  if (!statement.first) throw new Error(`${name} answers every row, not one`);
   let mapRow = mappers.get(name);
   if (!mapRow) {
     mapRow = rowMapper(statement.fields);
@@ -37,5 +33,28 @@ export async function readFirst(
     // values) and the database's own error follows as the cause (src/log.ts).
     throw new Error(`Failed query: ${statement.sql}`, { cause: error });
   }
-  return rows[0] === undefined ? undefined : mapRow(rows[0]);
+  return rows.map(mapRow);
+}
+
+/**
+ * The one row (or undefined) of a statement built to answer one, with the placeholders' `values`, as
+ * Drizzle's own execution of its query answers it.
+ */
+export async function readFirst(
+  client: D1Database,
+  name: StatementName,
+  values: Record<string, unknown>,
+): Promise<Record<string, unknown> | undefined> {
+  if (!STATEMENTS[name].first) throw new Error(`${name} answers every row, not one`);
+  return (await rowsOf(client, name, values))[0];
+}
+
+/** Every row of a statement built to answer all, with the placeholders' `values`, as Drizzle's `.all()` answers them. */
+export async function readAll(
+  client: D1Database,
+  name: StatementName,
+  values: Record<string, unknown>,
+): Promise<Record<string, unknown>[]> {
+  if (STATEMENTS[name].first) throw new Error(`${name} answers one row, not every one`);
+  return rowsOf(client, name, values);
 }

@@ -6,6 +6,7 @@
 import { applicationReads } from "./applications";
 import type { Database } from "./client";
 import { relationalStatement, selectStatement } from "./compiler";
+import { eventReads } from "./events";
 import type { BuiltStatement } from "./rows";
 
 /** Every statement built ahead of time, by name, from the Drizzle query it stands for. */
@@ -14,6 +15,11 @@ export const buildStatements = (db: Database) =>
     applicationAggregate: relationalStatement(applicationReads.aggregate(db)),
     presentedApplication: relationalStatement(applicationReads.presented(db)),
     applicationOwner: selectStatement(applicationReads.owner(db), true),
+    partnerEventsPage: selectStatement(eventReads.partnerPage(db, "start"), false),
+    partnerEventsAfter: selectStatement(eventReads.partnerPage(db, "after"), false),
+    partnerEventsBefore: selectStatement(eventReads.partnerPage(db, "before"), false),
+    partnerEvent: selectStatement(eventReads.partnerEvent(db), true),
+    eventAttempts: selectStatement(eventReads.attempts(db), false),
   }) satisfies Record<string, BuiltStatement>;
 
 export type StatementName = keyof ReturnType<typeof buildStatements>;

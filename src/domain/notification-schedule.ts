@@ -36,6 +36,9 @@ export function retryAfterSeconds(header: string | null, now: number): number | 
   return Math.min(72 * 3600, Math.max(0, Math.ceil(seconds)));
 }
 
+/** An event's delivery: PENDING until delivered (DELIVERED) or given up (FAILED). */
+export const DELIVERY_STATUSES = ["PENDING", "DELIVERED", "FAILED"] as const;
+
 /** What follows a delivery attempt: delivered, failed for good, or the next attempt's time. */
 export type AfterAttempt =
   | { status: "DELIVERED"; deliveredAt: number }

@@ -6,14 +6,9 @@
 import type { Env } from "../config";
 import { ownsApplication } from "../db/applications";
 import { database } from "../db/client";
-import {
-  type AttemptRow,
-  anyEventMatching,
-  attemptsOf,
-  type ReplaySelection,
-  replayEvents,
-  requeueEvent,
-} from "../db/events";
+import { attemptsOf } from "../db/event-reads";
+import { type AttemptRow, anyEventMatching, type ReplaySelection, replayEvents, requeueEvent } from "../db/events";
+import { routedClient } from "../db/routing";
 import type { EventRow } from "../db/schema";
 import { limiter } from "../rate-limit/client";
 import { publish } from "./outbox";
@@ -49,7 +44,7 @@ export async function resendEvent(
   if ("tooSoonUntil" in event) return { outcome: "too_soon", retryAfter: secondsUntil(event.tooSoonUntil, at) };
   // Awaited, not deferred: a resend that did not reach the queue must not be reported as queued.
   await env.NOTIFICATIONS.send({ eventId, due: at });
-  return { outcome: "queued", event, attempts: await attemptsOf(db, [eventId]) };
+  return { outcome: "queued", event, attempts: await attemptsOf(routedClient(env), [eventId]) };
 }
 
 export type Replayed =

@@ -5,7 +5,8 @@ import { applicationEvents, applicationNotificationsCollection } from "../../col
 import { PageQuery, pageOf, parsePageRequest } from "../../collections/query";
 import { ownsApplication } from "../../db/applications";
 import { database } from "../../db/client";
-import { attemptsOf } from "../../db/events";
+import { attemptsOf } from "../../db/event-reads";
+import { routedClient } from "../../db/routing";
 import { ApiError, orRefuse } from "../../http/errors";
 import { bearerSecurity, failures, jsonContent, openApiRoute, type RouteDefinition } from "../../http/openapi";
 import { ApplicationIdParam } from "../applications/schema";
@@ -37,7 +38,7 @@ export const listNotifications = openApiRoute(route, async (c) => {
     await keysetPage(db, applicationNotificationsCollection, applicationEvents(applicationId), request),
   );
   const attempts = await attemptsOf(
-    db,
+    routedClient(c.env),
     page.rows.map((r) => r.id),
   );
   const data = presentNotifications(page.rows, attempts, c.var.config.SERVICE_TIMEZONE);

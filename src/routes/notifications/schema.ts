@@ -1,11 +1,28 @@
 import { formatDateTime } from "../../clock";
-import { DELIVERY_STATUSES } from "../../collections/notifications";
+import { PageQuery } from "../../collections/query";
 import type { AttemptRow } from "../../db/events";
 import type { EventRow } from "../../db/schema";
 import { APPLICATION_STATES, STATE_REASONS } from "../../domain/application-state";
+import { DELIVERY_STATUSES } from "../../domain/notification-schedule";
 import { EVENT_TYPES } from "../../domain/plan";
 import { type Infer, schema, z } from "../../lazy-schema";
 import { DateTimeOutput } from "../applications/schema";
+
+/** The delivery log's query: a page's, with the sorts and filters the log offers (src/collections/notifications.ts). */
+export const NotificationsQuery = schema(() =>
+  PageQuery().extend({
+    sort: PageQuery().shape.sort.openapi({
+      description: "Comma-separated attributes, `-` for descending: id (the order events happened), occurredAt.",
+      example: "-occurredAt",
+    }),
+    filter: PageQuery().shape.filter.openapi({
+      description:
+        "`<name>|<operator>|<values>` terms joined by `;` (AND). eq, in: status (PENDING, DELIVERED, FAILED), eventType, applicationId; " +
+        "lt, lteq, eq, gteq, gt, in: occurredAt (ISO 8601 with offset, to the second).",
+      example: "status|eq|FAILED;occurredAt|gteq|2026-11-01T00:00:00+01:00",
+    }),
+  }),
+);
 
 export const Notification = schema(() =>
   z

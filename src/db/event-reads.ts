@@ -1,0 +1,34 @@
+/**
+ * Reading the partner's delivery log and the attempts of its events without Drizzle: the statements the
+ * build wrote from `eventReads` (./events.ts), run by ./precompiled.ts. The log's first request in an
+ * isolate then loads neither Drizzle nor the schema.
+ */
+import type { AttemptRow } from "./events";
+import { readAll, readFirst } from "./precompiled";
+import type { EventRow } from "./schema";
+
+/** The delivery attempts of the events given, oldest first: one statement for a whole page. */
+export async function attemptsOf(client: D1Database, eventIds: readonly string[]): Promise<AttemptRow[]> {
+  if (eventIds.length === 0) return [];
+  return (await readAll(client, "eventAttempts", { eventIds: JSON.stringify(eventIds) })) as AttemptRow[];
+}
+
+/**
+ * Up to `limit` of the partner's events by id: from the first, after the cursor, or before it (the
+ * nearest first). Empty for a cursor that is not one of the partner's events.
+ */
+export async function partnerEventsById(
+  client: D1Database,
+  partnerId: string,
+  limit: number,
+  cursor?: { after: string } | { before: string },
+): Promise<EventRow[]> {
+  if (!cursor) return (await readAll(client, "partnerEventsPage", { partnerId, limit })) as EventRow[];
+  return "after" in cursor
+    ? ((await readAll(client, "partnerEventsAfter", { partnerId, limit, cursor: cursor.after })) as EventRow[])
+    : ((await readAll(client, "partnerEventsBefore", { partnerId, limit, cursor: cursor.before })) as EventRow[]);
+}
+
+/** Whether the id is one of the partner's events. */
+export const isPartnerEvent = async (client: D1Database, partnerId: string, eventId: string) =>
+  (await readFirst(client, "partnerEvent", { partnerId, cursor: eventId })) !== undefined;
