@@ -17,12 +17,7 @@ export async function partnerLogPage(
 ): Promise<Result<Page<EventRow>>> {
   if (request.sort.length > 0 || request.filter.length > 0)
     throw new Error("a sorted or filtered page is the collection's");
-  const cursor =
-    request.after !== undefined
-      ? { after: request.after }
-      : request.before !== undefined
-        ? { before: request.before }
-        : undefined;
-  const fetched = await partnerEventsById(client, partnerId, request.limit + 1, cursor);
+  const from = request.after !== undefined ? "after" : request.before !== undefined ? "before" : "start";
+  const fetched = await partnerEventsById(client, partnerId, request.limit + 1, from, request.after ?? request.before);
   return pageOfRows(request, fetched, "id", (id) => isPartnerEvent(client, partnerId, id));
 }

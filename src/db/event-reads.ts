@@ -13,6 +13,8 @@ export async function attemptsOf(client: D1Database, eventIds: readonly string[]
   return (await readAll(client, "eventAttempts", { eventIds: JSON.stringify(eventIds) })) as AttemptRow[];
 }
 
+const PAGES = { start: "partnerEventsPage", after: "partnerEventsAfter", before: "partnerEventsBefore" } as const;
+
 /**
  * Up to `limit` of the partner's events by id: from the first, after the cursor, or before it (the
  * nearest first). Empty for a cursor that is not one of the partner's events.
@@ -21,12 +23,10 @@ export async function partnerEventsById(
   client: D1Database,
   partnerId: string,
   limit: number,
-  cursor?: { after: string } | { before: string },
+  from: keyof typeof PAGES,
+  cursor?: string,
 ): Promise<EventRow[]> {
-  if (!cursor) return (await readAll(client, "partnerEventsPage", { partnerId, limit })) as EventRow[];
-  return "after" in cursor
-    ? ((await readAll(client, "partnerEventsAfter", { partnerId, limit, cursor: cursor.after })) as EventRow[])
-    : ((await readAll(client, "partnerEventsBefore", { partnerId, limit, cursor: cursor.before })) as EventRow[]);
+  return (await readAll(client, PAGES[from], { partnerId, limit, cursor })) as EventRow[];
 }
 
 /** Whether the id is one of the partner's events. */

@@ -27,7 +27,7 @@ export const eventReads = {
     const where =
       from === "start"
         ? partner
-        : and(partner, inScope, from === "after" ? gt(events.id, sql`${cursor}`) : lt(events.id, sql`${cursor}`));
+        : and(partner, inScope, from === "after" ? gt(events.id, cursor) : lt(events.id, cursor));
     return db
       .select()
       .from(events)
