@@ -4,11 +4,11 @@
  * is served without zod (`openApiRoute` in ./openapi.ts). zod stays the single source: a compiled
  * validator only answers what zod's parse answers for a request it is sure is valid, and `undefined`
  * for any other, which zod then parses, refusing it with its own problems. It knows only what the
- * routes' path and query schemas use where they are plain (objects of strings, enums, literals and
- * numbers, optional or with a default, with length, pattern, integer and range checks; a query's number
- * coerced only from plain digits); a request with any other part or kind of schema is not compiled, and
- * zod validates it as before. zod's internals (`_zod.def` and its checks' defs) are
- * read here and nowhere else: a zod upgrade that changes them fails test/http/request-compiler.test.ts.
+ * routes' path and query schemas use where they are plain: objects of strings, enums, literals and
+ * numbers, optional or with a default, with length, pattern, integer and range checks (a query's number
+ * coerced only from plain digits). A request with any other part or kind of schema is not compiled, and
+ * zod validates it as before. zod's internals (`_zod.def` and its checks' defs) are read here and
+ * nowhere else: a zod upgrade that changes them fails test/http/request-compiler.test.ts.
  */
 import { loadZod, type z } from "../lazy-schema";
 import { COMPILED_PARTS } from "./compiled-request";
