@@ -47,7 +47,8 @@ describe("attemptsOf", () => {
   });
 
   it("answers the attempts of the events given, oldest first, for more events than D1 binds parameters", async () => {
-    const asked = events.filter((_, i) => i % 3 !== 0).reverse();
+    // 149 of the 150 events, in another order: more ids than D1 binds parameters to one statement (100).
+    const asked = events.slice(1).reverse();
     const attempts = await attemptsOf(routedClient(env), asked);
     const stored = await env.DB.prepare("SELECT * FROM notification_attempts ORDER BY id").all<{
       id: string;
@@ -69,7 +70,7 @@ describe("attemptsOf", () => {
           durationMs: a.duration_ms,
         })),
     );
-    expect(attempts).toHaveLength(200);
+    expect(attempts).toHaveLength(298);
     expect(await attemptsOf(routedClient(env), [])).toEqual([]);
   });
 
