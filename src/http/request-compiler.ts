@@ -72,6 +72,8 @@ function emitObject(def: Def, input: string, out: Emitter): string | null {
       continue;
     }
     if (!onlyKeys(fieldDef, ["type", "innerType"])) return null;
+    // zod applies a default inside an optional to an absent key too: zod's to answer.
+    if (defOf(fieldDef.innerType).type === "default") return null;
     // As zod's object: an absent key stays absent, a key present as undefined is kept so.
     const start = out.lines.length;
     const checked = emit(fieldDef.innerType, value, out);
@@ -119,6 +121,7 @@ function emitNumber(def: Def, input: string, out: Emitter): string | null {
   for (const check of (def.checks as unknown[] | undefined) ?? []) {
     const c = (check as { _zod: { def: { check: string; [key: string]: unknown } } })._zod.def;
     const bound = Number(c.value);
+    if (!Number.isFinite(bound) && c.check !== "number_format") return null;
     if (c.check === "number_format" && c.format === "safeint") refused.push(`!Number.isSafeInteger(${number})`);
     else if (c.check === "greater_than") refused.push(`${number} ${c.inclusive ? "<" : "<="} ${bound}`);
     else if (c.check === "less_than") refused.push(`${number} ${c.inclusive ? ">" : ">="} ${bound}`);
@@ -128,11 +131,18 @@ function emitNumber(def: Def, input: string, out: Emitter): string | null {
   return number;
 }
 
-/** A default: zod answers it for `undefined` (an absent key included) without checking it. */
+/**
+ * A default: zod answers it for `undefined` (an absent key included) without checking it. Written into
+ * the validator as it reads at build time, so a route's default must be a literal (a function's value
+ * would be fixed at build time).
+ */
 function emitDefault(def: Def, input: string, out: Emitter): string | null {
   if (!onlyKeys(def, ["type", "innerType", "defaultValue"])) return null;
   const value = def.defaultValue;
-  if (!["string", "number", "boolean"].includes(typeof value) || Number.isNaN(value) || Object.is(value, -0)) {
+  if (
+    !["string", "number", "boolean"].includes(typeof value) ||
+    (typeof value === "number" && (!Number.isFinite(value) || Object.is(value, -0)))
+  ) {
     return null;
   }
   const result = out.name("d");

@@ -73,6 +73,13 @@ describe("partnerLogPage", () => {
     }
   });
 
+  it("answers an empty page past either end, not a refusal, as the keyset query does", async () => {
+    for (const request of [plain({ limit: 5, after: ownEvents.at(-1)! }), plain({ limit: 5, before: ownEvents[0]! })]) {
+      const page = await bothWays(request);
+      expect(page.ok && page.value.rows).toEqual([]);
+    }
+  });
+
   it("refuses a cursor of another partner's event, or of none, as the keyset query does", async () => {
     for (const cursor of [strangersEvent, "01J0000000000000000000000Z"]) {
       for (const request of [plain({ limit: 5, after: cursor }), plain({ limit: 5, before: cursor })]) {

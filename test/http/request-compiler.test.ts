@@ -207,6 +207,9 @@ describe("compileValidator", () => {
     ["an array", z.object({ names: z.array(z.string()) })],
     ["a default that is an object", z.object({ names: z.object({}).default({}) })],
     ["a default of what its schema cannot compile", z.object({ name: z.email().default("a@b.cz") })],
+    ["a default inside an optional", z.object({ name: z.string().default("x").optional() })],
+    ["an infinite default", z.object({ limit: z.number().default(Number.POSITIVE_INFINITY) })],
+    ["a bound that is not a number", z.object({ limit: z.number().max(Number.NaN) })],
   ])("leaves a schema with %s to zod (compiles nothing)", (_, schema) => {
     expect(compileValidator(schema)).toBeNull();
   });
