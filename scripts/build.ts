@@ -70,7 +70,8 @@ const ZOD = [/^node_modules\/(zod|@hono\/zod-openapi|@hono\/zod-validator|@astea
  * (generated/validators.ts); its module is its own, not its group's. So is the notifications log's: its
  * query is compiled too, and a page in its own order reads through statements (a sorted or filtered one
  * loads the collection's keyset query). The other lists' queries are compiled as well: their first
- * request loads Drizzle, but zod only with a filter. Measured in bench/tried.md.
+ * request loads Drizzle, but zod only with a filter. So are the item operations' headers and bodies:
+ * zod only for a request naming its items (bench/tried.md).
  */
 const NOT_ON_COLD_PATH: Record<string, RegExp[]> = {
   "src/gateway/index.ts": [...ZOD, ...DRIZZLE],
@@ -79,6 +80,9 @@ const NOT_ON_COLD_PATH: Record<string, RegExp[]> = {
   "src/routes/applications/list.ts": ZOD,
   "src/routes/refunds/list.ts": ZOD,
   "src/routes/notifications/list.ts": ZOD,
+  "src/routes/orders/send.ts": ZOD,
+  "src/routes/orders/deliver.ts": ZOD,
+  "src/routes/orders/cancel-items.ts": ZOD,
 };
 
 /** Every input and runtime module an entry (or a module imported on demand) loads before it runs: its static imports, transitively. */

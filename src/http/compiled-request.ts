@@ -3,13 +3,17 @@
  * the part of the request each checks (as Hono's `validator` names them). Each answers what zod's parse
  * would, or `undefined` where it cannot be sure the request is valid: zod then decides, and says why.
  */
-export type CompiledRequest = Partial<Record<"query" | "param", (value: unknown) => unknown>>;
+export type CompiledRequest = Partial<Record<CompiledTarget, (value: unknown) => unknown>>;
 
 /**
  * The request parts a validator may be compiled for: Hono's name for each and the definition's, in the
- * order OpenAPIHono validates them (the query before the path).
+ * order OpenAPIHono validates them (the query, the path, the headers, then the JSON body).
  */
 export const COMPILED_PARTS = [
   ["query", "query"],
   ["param", "params"],
+  ["header", "headers"],
+  ["json", "body"],
 ] as const;
+
+export type CompiledTarget = (typeof COMPILED_PARTS)[number][0];

@@ -1,5 +1,7 @@
 import type { RouteConfig, RouteHandler } from "@hono/zod-openapi";
 import { Hono } from "hono";
+import { createMiddleware } from "hono/factory";
+import { HTTPException } from "hono/http-exception";
 import { validator } from "hono/validator";
 import type { ConflictCode, InvalidCode, ProblemCode, RefusalCode } from "../domain/result";
 import type { HonoEnv } from "../env";
@@ -57,9 +59,10 @@ export interface OpenApiRoute {
  * The one way to define an operation: `createRoute`'s definition and the handler. The document gets the
  * definition with its responses. Serving it builds the router `OpenAPIHono.openapi` would (its
  * validators and media-type checks, our `defaultHook`), unless the build compiled the route's request
- * validators (generated/validators.ts): then a plain Hono router checks the request with them and loads
- * zod only to say why a request is refused, exactly as zod's validator would (the same parse, the same
- * hook), so a cold isolate's first request to the route does not evaluate zod.
+ * validators (generated/validators.ts): then a plain Hono router checks the request with them
+ * (`serveRoute`) and loads zod only for a request they are not sure of, to read it or say why it is
+ * refused exactly as zod's validator would (the same parse, the same hook), so a cold isolate's first
+ * request to the route does not evaluate zod.
  */
 export function openApiRoute<D extends RouteDefinition>(
   definition: D,
@@ -72,30 +75,13 @@ export function openApiRoute<D extends RouteDefinition>(
     const { createRoute } = await loadZod();
     return createRoute({ ...rest, ...(request ? { request: request() } : {}), ...parts });
   };
-  const compiledRouter = (compiled: CompiledRequest) => {
-    const byZod = async (part: "query" | "params", value: unknown) => {
-      await loadZod();
-      const result = await request!()[part]!.safeParseAsync(value);
-      if (!result.success) throw ApiError.of(zodProblems(result.error, value));
-      return result.data;
-    };
-    const validators = COMPILED_PARTS.flatMap(([target, part]) => {
-      const check = compiled[target];
-      return check ? [validator(target, async (value) => check(value) ?? (await byZod(part, value)))] : [];
-    });
-    const middleware = rest.middleware ? [rest.middleware].flat() : [];
-    return new Hono<HonoEnv>().on([method], [path], ...middleware, ...validators, handler as never);
-  };
   return {
     method,
     path,
     definition,
     serve: async () => {
       const { COMPILED_REQUESTS } = await import("../../generated/validators");
-      const compiled = COMPILED_REQUESTS[definition.operationId ?? ""];
-      if (compiled) return compiledRouter(compiled);
-      // Hidden: a served route needs no document entry, and has no responses to put in one.
-      return (await router()).openapi({ ...(await config({ responses: {} })), hide: true }, handler as never);
+      return serveRoute(definition, handler as never, COMPILED_REQUESTS[definition.operationId ?? ""]);
     },
     document: async (registry) => {
       // As `OpenAPIHono.openapi` registers it: the route's middleware serves, it does not document.
@@ -103,6 +89,91 @@ export function openApiRoute<D extends RouteDefinition>(
       registry.registerPath(documented);
     },
   };
+}
+
+/**
+ * The router that serves a route: with its compiled validators (`compiled`), a plain Hono router that
+ * checks the request as OpenAPIHono would, in its order (query, path, headers, the media type, the JSON
+ * body), and asks zod only of a request they are not sure of; without them, OpenAPIHono's own.
+ */
+export async function serveRoute(
+  definition: RouteDefinition,
+  handler: RouteHandler<never, HonoEnv>,
+  compiled: CompiledRequest | undefined,
+): Promise<Hono<HonoEnv>> {
+  const { request, responses: _, ...rest } = definition;
+  if (!compiled) {
+    const { createRoute } = await loadZod();
+    const config = createRoute({ ...rest, ...(request ? { request: request() } : {}), responses: {} });
+    // Hidden: a served route needs no document entry, and has no responses to put in one.
+    return (await router()).openapi({ ...config, hide: true }, handler);
+  }
+  const byZod = async (part: CompiledPart, value: unknown) => {
+    await loadZod();
+    const schema = partSchema(request!(), part);
+    // As @hono/zod-validator gives zod the headers: each under its name as the schema spells it.
+    const input = part === "headers" ? underSchemaNames(schema, value) : value;
+    const result = await schema.safeParseAsync(input);
+    if (!result.success) throw ApiError.of(zodProblems(result.error, input));
+    return result.data;
+  };
+  const validators = COMPILED_PARTS.flatMap(([target, part]) => {
+    const check = compiled[target];
+    if (!check) return [];
+    const validate = validator(target, async (value) => check(value) ?? (await byZod(part, value)));
+    return target === "json" ? [jsonMediaType, validate] : [validate];
+  });
+  const middleware = rest.middleware ? [rest.middleware].flat() : [];
+  const method = definition.method.toUpperCase();
+  const path = definition.path.replaceAll(/\/{(.+?)}/g, "/:$1");
+  return new Hono<HonoEnv>().on([method], [path], ...middleware, ...validators, handler as never);
+}
+
+type CompiledPart = (typeof COMPILED_PARTS)[number][1];
+
+/** The zod schema of a request part (of the body, its JSON content's). */
+const partSchema = (request: NonNullable<RouteConfig["request"]>, part: CompiledPart) =>
+  (part === "body"
+    ? (request.body?.content["application/json"] as { schema: unknown } | undefined)?.schema
+    : request[part]) as z.ZodType;
+
+/** The headers, each under the schema's spelling of its name where the schema has it (Hono's are lower case). */
+function underSchemaNames(schema: z.ZodType, headers: unknown) {
+  const names = new Map(Object.keys((schema as unknown as { shape: object }).shape).map((n) => [n.toLowerCase(), n]));
+  return Object.fromEntries(Object.entries(headers as object).map(([name, value]) => [names.get(name) ?? name, value]));
+}
+
+/** What OpenAPIHono's `matchesMediaType` accepts for `application/json`. */
+const JSON_REQUEST = /^application\/([a-z-.]+\+)?json(;\s*[a-zA-Z0-9-]+=([^;]+))*$/i;
+
+/**
+ * OpenAPIHono's media-type gate of a JSON body: a Content-Type other than JSON, or a body without one,
+ * is answered 415 before the body is validated.
+ */
+const jsonMediaType = createMiddleware<HonoEnv>(async (c, next) => {
+  const contentType = c.req.header("content-type");
+  if (contentType ? !JSON_REQUEST.test(contentType) : await hasRequestBody(c.req.raw, c)) {
+    throw new HTTPException(415, { message: "Unsupported Media Type" });
+  }
+  await next();
+});
+
+/** Whether the request has a body of at least one byte, as OpenAPIHono's gate reads it. */
+async function hasRequestBody(raw: Request, c: { req: { arrayBuffer(): Promise<ArrayBuffer> } }) {
+  if (raw.body === null) return false;
+  if (raw.bodyUsed) return (await c.req.arrayBuffer()).byteLength > 0;
+  const body = raw.clone().body;
+  if (body === null) return false;
+  const reader = body.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return false;
+      if (value.byteLength > 0) return true;
+    }
+  } finally {
+    reader.cancel().catch(() => {});
+  }
 }
 
 // ---- Headers ---------------------------------------------------------------------------------
@@ -410,8 +481,8 @@ export const withDefault = <T extends z.ZodType>(schema: T, value: z.output<T>, 
  * million validations and as many problems. Refused whole instead, with zod's own issue and message.
  * (The document is the same as for `z.array(element).min(min).max(max)`.)
  */
-export const listOf = <T extends z.ZodType>(element: T, max: number, min?: { length: number; message?: string }) =>
-  z.preprocess(
+export const listOf = <T extends z.ZodType>(element: T, max: number, min?: { length: number; message?: string }) => {
+  const list = z.preprocess(
     (value, ctx) => {
       if (!Array.isArray(value) || value.length <= max) return value;
       ctx.issues.push({ code: "too_big", origin: "array", maximum: max, inclusive: true, input: value });
@@ -419,6 +490,12 @@ export const listOf = <T extends z.ZodType>(element: T, max: number, min?: { len
     },
     min ? z.array(element).min(min.length, min.message).max(max) : z.array(element).max(max),
   );
+  LISTS.add(list);
+  return list;
+};
+
+/** The arrays `listOf` made: the request compiler knows what their preprocess does. */
+export const LISTS = new WeakSet<z.ZodType>();
 
 /** A JSON answer with its example, the headers every response carries and `extra` ones. */
 export const jsonContent = <T extends z.ZodType>(

@@ -3,19 +3,24 @@
  * (generated/validators.ts, written by scripts/validators-artefact.ts): a route whose request they cover
  * is served without zod (`openApiRoute` in ./openapi.ts). zod stays the single source: a compiled
  * validator only answers what zod's parse answers for a request it is sure is valid, and `undefined`
- * for any other, which zod then parses, refusing it with its own problems. It knows only what the
- * routes' path and query schemas use where they are plain: objects of strings, enums, literals and
- * numbers, optional or with a default, with length, pattern, integer and range checks (a query's number
- * coerced only from plain digits). A request with any other part or kind of schema is not compiled, and
- * zod validates it as before. zod's internals (`_zod.def` and its checks' defs) are read here and
- * nowhere else: a zod upgrade that changes them fails test/http/request-compiler.test.ts.
+ * for any other, which zod then parses, refusing it with its own problems. It knows the path, query,
+ * headers and JSON body where their schemas are plain: objects, strings (with length, pattern and the
+ * date, date-time and e-mail formats zod checks by a pattern alone), enums, literals, numbers (integer
+ * and range; a query's coerced only from plain digits), the arrays of `listOf`, optional or with a
+ * default. An optional field whose schema it does not know makes it unsure only when the field is given
+ * (a send that names its items is zod's to read, a send of everything is not). A request with any other
+ * part, or a required field of another kind, is not compiled, and zod validates it as before. zod's
+ * internals (`_zod.def` and its checks' defs) are read here and nowhere else: a zod upgrade that changes
+ * them fails test/http/request-compiler.test.ts.
  */
 import { loadZod, type z } from "../lazy-schema";
-import { COMPILED_PARTS } from "./compiled-request";
-import type { OpenApiRoute } from "./openapi";
+import { COMPILED_PARTS, type CompiledTarget } from "./compiled-request";
+import { LISTS, type OpenApiRoute } from "./openapi";
 
 /** Hono's name of each request part the compiler knows, by the definition's. */
-const TARGETS: Record<string, string> = Object.fromEntries(COMPILED_PARTS.map(([target, part]) => [part, target]));
+const TARGETS: Record<string, CompiledTarget | undefined> = Object.fromEntries(
+  COMPILED_PARTS.map(([target, part]) => [part, target]),
+);
 
 interface Def {
   type: string;
@@ -23,6 +28,13 @@ interface Def {
 }
 
 const defOf = (schema: unknown): Def => (schema as { _zod: { def: Def } })._zod.def;
+
+interface CheckDef {
+  check: string;
+  [key: string]: unknown;
+}
+
+const checkDefOf = (check: unknown): CheckDef => (check as { _zod: { def: CheckDef } })._zod.def;
 
 /** A validator's statements (each returns `undefined` where the value is not certainly valid), and fresh names. */
 class Emitter {
@@ -49,12 +61,33 @@ function emit(schema: unknown, input: string, out: Emitter): string | null {
       return emitNumber(def, input, out);
     case "default":
       return emitDefault(def, input, out);
+    case "pipe":
+      return emitList(schema, def, input, out);
+    case "array":
+      return emitArray(def, input, out);
     default:
       return null;
   }
 }
 
-function emitObject(def: Def, input: string, out: Emitter): string | null {
+/** Emits `emitInner`'s checks inside a block that `open` starts; `null` where it cannot. */
+function emitBlock(out: Emitter, open: string, emitInner: () => string | null, close: (checked: string) => string[]) {
+  const start = out.lines.length;
+  const checked = emitInner();
+  if (checked === null) {
+    out.lines.splice(start);
+    return null;
+  }
+  const inner = out.lines.splice(start);
+  out.lines.push(open, ...[...inner, ...close(checked)].map((line) => `  ${line}`), "}");
+  return checked;
+}
+
+/**
+ * An object; `keyOf` names the key a field is read from (a request's headers arrive with their names in
+ * lower case, and @hono/zod-validator gives zod each under the schema's spelling).
+ */
+function emitObject(def: Def, input: string, out: Emitter, keyOf = (key: string) => key): string | null {
   // A catch-all (strict or passthrough) or a refinement of the whole object is zod's to check.
   if (!onlyKeys(def, ["type", "shape"])) return null;
   out.lines.push(`if (typeof ${input} !== "object" || ${input} === null || Array.isArray(${input})) return undefined;`);
@@ -62,8 +95,9 @@ function emitObject(def: Def, input: string, out: Emitter): string | null {
   out.lines.push(`const ${result}: Record<string, unknown> = {};`);
   for (const [key, field] of Object.entries(def.shape as Record<string, unknown>)) {
     const name = JSON.stringify(key);
+    const read = JSON.stringify(keyOf(key));
     const value = out.name("v");
-    out.lines.push(`const ${value} = (${input} as Record<string, unknown>)[${name}];`);
+    out.lines.push(`const ${value} = (${input} as Record<string, unknown>)[${read}];`);
     const fieldDef = defOf(field);
     if (fieldDef.type !== "optional") {
       const checked = emit(field, value, out);
@@ -75,35 +109,82 @@ function emitObject(def: Def, input: string, out: Emitter): string | null {
     // zod applies a default inside an optional to an absent key too: zod's to answer.
     if (defOf(fieldDef.innerType).type === "default") return null;
     // As zod's object: an absent key stays absent, a key present as undefined is kept so.
-    const start = out.lines.length;
-    const checked = emit(fieldDef.innerType, value, out);
-    if (checked === null) return null;
-    const inner = out.lines.splice(start);
-    out.lines.push(
-      `if (${value} === undefined) { if (${name} in ${input}) ${result}[${name}] = undefined; } else {`,
-      ...inner.map((line) => `  ${line}`),
-      `  ${result}[${name}] = ${checked};`,
-      "}",
+    const absent = `if (${read} in ${input}) ${result}[${name}] = undefined;`;
+    const checked = emitBlock(
+      out,
+      `if (${value} === undefined) { ${absent} } else {`,
+      () => emit(fieldDef.innerType, value, out),
+      (checked) => [`${result}[${name}] = ${checked};`],
     );
+    // A field the compiler does not know: given, it is zod's to read.
+    if (checked === null) out.lines.push(`if (${value} !== undefined) return undefined;`, absent);
   }
   return result;
 }
 
+/** Formats zod checks by their pattern alone (their schemas add no check of their own). */
+const PATTERN_FORMATS = ["regex", "date", "datetime", "email"];
+
 function emitString(def: Def, input: string, out: Emitter): string | null {
-  // A coercion, a format (e-mail, date-time…) or a transform is zod's to apply.
-  if (!onlyKeys(def, ["type", "checks", "error"])) return null;
+  // A coercion, a transform or another format (a URL…) is zod's to apply.
+  const format = def.check === "string_format" ? [def as unknown as CheckDef] : [];
+  const allowed = ["type", "checks", "error", ...(format.length > 0 ? ["check", "format", "pattern", "abort"] : [])];
+  if (def.format === "datetime") allowed.push("offset", "local", "precision");
+  if (!onlyKeys(def, allowed)) return null;
   const refused = [`typeof ${input} !== "string"`];
-  for (const check of (def.checks as unknown[] | undefined) ?? []) {
-    const c = (check as { _zod: { def: { check: string; [key: string]: unknown } } })._zod.def;
-    if (c.check === "min_length") refused.push(`${input}.length < ${Number(c.minimum)}`);
-    else if (c.check === "max_length") refused.push(`${input}.length > ${Number(c.maximum)}`);
-    else if (c.check === "length_equals") refused.push(`${input}.length !== ${Number(c.length)}`);
-    else if (c.check === "string_format" && c.format === "regex" && c.pattern instanceof RegExp) {
-      refused.push(`!/${c.pattern.source}/${c.pattern.flags}.test(${input})`);
+  for (const check of [...format, ...((def.checks as unknown[] | undefined) ?? []).map(checkDefOf)]) {
+    const length = lengthCheck(check, input);
+    if (length) refused.push(length);
+    else if (check.check === "string_format" && PATTERN_FORMATS.includes(String(check.format))) {
+      if (!(check.pattern instanceof RegExp)) return null;
+      refused.push(`!/${check.pattern.source}/${check.pattern.flags}.test(${input})`);
     } else return null;
   }
   out.lines.push(`if (${refused.join(" || ")}) return undefined;`);
   return input;
+}
+
+/** The refusal a string's or an array's length check makes; `null` for another check. */
+function lengthCheck(c: CheckDef, input: string): string | null {
+  if (c.check === "min_length") return `${input}.length < ${Number(c.minimum)}`;
+  if (c.check === "max_length") return `${input}.length > ${Number(c.maximum)}`;
+  if (c.check === "length_equals") return `${input}.length !== ${Number(c.length)}`;
+  return null;
+}
+
+/**
+ * `listOf`'s array (LISTS holds them): its preprocess refuses an array past the limit before zod walks
+ * it, which the array's own checks repeat, as the compiled check does before the elements. Any other
+ * pipe is zod's.
+ */
+function emitList(schema: unknown, def: Def, input: string, out: Emitter): string | null {
+  if (!LISTS.has(schema as z.ZodType) || !onlyKeys(def, ["type", "in", "out"])) return null;
+  return emit(def.out, input, out);
+}
+
+function emitArray(def: Def, input: string, out: Emitter): string | null {
+  if (!onlyKeys(def, ["type", "element", "checks", "error"])) return null;
+  const refused = [`!Array.isArray(${input})`];
+  for (const check of ((def.checks as unknown[] | undefined) ?? []).map(checkDefOf)) {
+    const length = lengthCheck(check, input);
+    if (length === null) return null;
+    refused.push(length);
+  }
+  out.lines.push(`if (${refused.join(" || ")}) return undefined;`);
+  const result = out.name("a");
+  const index = out.name("i");
+  const element = out.name("e");
+  out.lines.push(`const ${result}: unknown[] = [];`);
+  const checked = emitBlock(
+    out,
+    `for (let ${index} = 0; ${index} < ${input}.length; ${index}++) {`,
+    () => {
+      out.lines.push(`const ${element}: unknown = ${input}[${index}];`);
+      return emit(def.element, element, out);
+    },
+    (checked) => [`${result}.push(${checked});`],
+  );
+  return checked === null ? null : result;
 }
 
 /** Numbers; coerced ones (a query's) only from plain decimal digits, whose `Number()` is exact. */
@@ -118,8 +199,7 @@ function emitNumber(def: Def, input: string, out: Emitter): string | null {
     out.lines.push(`const ${number} = ${input};`);
   }
   const refused: string[] = [];
-  for (const check of (def.checks as unknown[] | undefined) ?? []) {
-    const c = (check as { _zod: { def: { check: string; [key: string]: unknown } } })._zod.def;
+  for (const c of ((def.checks as unknown[] | undefined) ?? []).map(checkDefOf)) {
     const bound = Number(c.value);
     if (!Number.isFinite(bound) && c.check !== "number_format") return null;
     if (c.check === "number_format" && c.format === "safeint") refused.push(`!Number.isSafeInteger(${number})`);
@@ -147,17 +227,13 @@ function emitDefault(def: Def, input: string, out: Emitter): string | null {
   }
   const result = out.name("d");
   out.lines.push(`let ${result}: unknown = ${JSON.stringify(value)};`);
-  const start = out.lines.length;
-  const checked = emit(def.innerType, input, out);
-  if (checked === null) return null;
-  const inner = out.lines.splice(start);
-  out.lines.push(
+  const checked = emitBlock(
+    out,
     `if (${input} !== undefined) {`,
-    ...inner.map((line) => `  ${line}`),
-    `  ${result} = ${checked};`,
-    "}",
+    () => emit(def.innerType, input, out),
+    (checked) => [`${result} = ${checked};`],
   );
-  return result;
+  return checked === null ? null : result;
 }
 
 function emitOneOf(values: unknown[], input: string, out: Emitter): string | null {
@@ -168,26 +244,44 @@ function emitOneOf(values: unknown[], input: string, out: Emitter): string | nul
 
 const onlyKeys = (def: Def, allowed: string[]) => Object.keys(def).every((key) => allowed.includes(key));
 
-/** The validator's source, `(value: unknown): unknown => …`; `null` where the schema is not one the compiler knows. */
-export function compileValidator(schema: z.ZodType): string | null {
+/**
+ * The validator's source, `(value: unknown): unknown => …`; `null` where the schema is not one the
+ * compiler knows. A request's headers (`headers`) are an object read by its keys in lower case.
+ */
+export function compileValidator(schema: z.ZodType, { headers = false } = {}): string | null {
   const out = new Emitter();
-  const result = emit(schema, "value", out);
+  const def = defOf(schema);
+  const result =
+    headers && def.type === "object"
+      ? emitObject(def, "value", out, (key) => key.toLowerCase())
+      : headers
+        ? null
+        : emit(schema, "value", out);
   if (result === null) return null;
   return ["(value: unknown): unknown => {", ...out.lines.map((line) => `  ${line}`), `  return ${result};`, "}"].join(
     "\n",
   );
 }
 
+/** A request body's schema, where it is JSON alone and required (as `jsonBodyOf` declares it); else `null`. */
+function jsonSchemaOf(body: unknown): z.ZodType | null {
+  const { required, content } = body as { required?: boolean; content?: Record<string, { schema?: z.ZodType }> };
+  const mediaTypes = Object.keys(content ?? {});
+  if (required !== true || mediaTypes.length !== 1 || mediaTypes[0] !== "application/json") return null;
+  return content!["application/json"]!.schema ?? null;
+}
+
 /** Each part's validator source, by Hono's name for it; `null` where the request has a part the compiler does not cover. */
-async function compileRequest(route: OpenApiRoute): Promise<Record<string, string> | null> {
+async function compileRequest(route: OpenApiRoute): Promise<Partial<Record<CompiledTarget, string>> | null> {
   await loadZod();
   const request = route.definition.request?.() ?? {};
-  const compiled: Record<string, string> = {};
-  for (const [part, schema] of Object.entries(request)) {
+  const compiled: Partial<Record<CompiledTarget, string>> = {};
+  for (const [part, given] of Object.entries(request)) {
     const target = TARGETS[part];
-    const source = target && schema ? compileValidator(schema as z.ZodType) : null;
+    const schema = part === "body" ? jsonSchemaOf(given) : (given as z.ZodType | undefined);
+    const source = target && schema ? compileValidator(schema, { headers: target === "header" }) : null;
     if (source === null) return null;
-    compiled[target] = source;
+    compiled[target!] = source;
   }
   return compiled;
 }
