@@ -80,9 +80,9 @@ const NOT_ON_COLD_PATH: Record<string, RegExp[]> = {
   "src/routes/applications/list.ts": ZOD,
   "src/routes/refunds/list.ts": ZOD,
   "src/routes/notifications/list.ts": ZOD,
-  "src/routes/orders/send.ts": ZOD,
-  "src/routes/orders/deliver.ts": ZOD,
-  "src/routes/orders/cancel-items.ts": ZOD,
+  "src/routes/orders/send.ts": [...ZOD, ...DRIZZLE],
+  "src/routes/orders/deliver.ts": [...ZOD, ...DRIZZLE],
+  "src/routes/orders/cancel-items.ts": [...ZOD, ...DRIZZLE],
 };
 
 /** Every input and runtime module an entry (or a module imported on demand) loads before it runs: its static imports, transitively. */

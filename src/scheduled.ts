@@ -8,8 +8,7 @@
  * Each run logs one line of what it did ("scheduled run"): what an operator reads in the logs, and what
  * `npm run cron` (scripts/cron.ts) prints locally.
  */
-import type { ChangeServices } from "./applications/change-application";
-import { type SweepRun, sweepDeadlines } from "./applications/deadline-sweep";
+import { type SweepRun, type SweepServices, sweepDeadlines } from "./applications/deadline-sweep";
 import { now } from "./clock";
 import { config, deadlinePolicy, type Env } from "./config";
 import { database } from "./db/client";
@@ -20,10 +19,12 @@ import { publish } from "./notifications/outbox";
 import { sweep } from "./notifications/sweep";
 
 /** The services a scheduled change needs: its events go to the queue before the run ends. */
-export function scheduledServices(env: Env, pending: Promise<unknown>[]): ChangeServices {
+export function scheduledServices(env: Env, pending: Promise<unknown>[]): SweepServices {
   const cfg = config(env);
+  const db = database(env);
   return {
-    db: database(env),
+    db,
+    client: db.$client,
     storageQuota: cfg.STORAGE_QUOTA_BYTES,
     deadlines: deadlinePolicy(cfg),
     notify: (messages) => {

@@ -8,9 +8,9 @@
 import { now } from "../clock";
 import { loadAggregate } from "../db/application-reads";
 import { writePlan } from "../db/application-write";
-import { type Aggregate, WriteConflict } from "../db/applications";
-import type { Database } from "../db/client";
+import type { Aggregate } from "../db/applications";
 import { STORAGE_QUOTA_PROBLEM, StorageQuotaExceeded } from "../db/storage";
+import { WriteConflict } from "../db/write-batch";
 import type { DeadlinePolicy } from "../domain/deadlines";
 import type { Current, Plan, PlanContext } from "../domain/plan";
 import { type Problem, problem, type Result } from "../domain/result";
@@ -21,7 +21,8 @@ export type Planner = (current: Current, ctx: PlanContext) => Result<Plan>;
 
 /** What a change needs from whoever serves the request. */
 export interface ChangeServices {
-  db: Database;
+  /** The database, as the D1 client (src/db/routing.ts): a change needs no Drizzle. */
+  client: D1Database;
   /** The storage quota of a partner without one of its own (STORAGE_QUOTA_BYTES). */
   storageQuota: number;
   /** The deadlines every plan judges (the Worker's variables). */
@@ -59,15 +60,15 @@ export async function changeApplication(
   applicationId: string,
   planner: Planner,
 ): Promise<Change> {
-  const { db } = services;
+  const { client } = services;
   for (let round = 1; ; round++) {
-    const current = await loadAggregate(db.$client, partnerId, applicationId);
+    const current = await loadAggregate(client, partnerId, applicationId);
     if (!current) return { outcome: "not_found" };
     const at = now();
     const plan = planner(current, planContext(at, services.deadlines));
     if (!plan.ok) return { outcome: "refused", problems: plan.problems, current };
     try {
-      const aggregate = await writePlan(db, current, plan.value, at, services.storageQuota);
+      const aggregate = await writePlan(client, current, plan.value, at, services.storageQuota);
       const { event } = plan.value;
       if (event) services.notify([{ eventId: event.id, due: event.occurredAt }]);
       return { outcome: "written", aggregate, plan: plan.value };

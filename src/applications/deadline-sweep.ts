@@ -11,8 +11,10 @@
  */
 import { now } from "../clock";
 import { writePlans } from "../db/application-write";
-import { type DueCursor, dueApplications, loadAggregates, WriteConflict } from "../db/applications";
+import { type DueCursor, dueApplications, loadAggregates } from "../db/applications";
+import type { Database } from "../db/client";
 import { StorageQuotaExceeded } from "../db/storage";
+import { WriteConflict } from "../db/write-batch";
 import { planDue } from "../domain/application-operations";
 import type { Plan } from "../domain/plan";
 import { type ChangeServices, changeApplication, planContext } from "./change-application";
@@ -29,7 +31,12 @@ export interface SweepRun {
   more: boolean;
 }
 
-export async function sweepDeadlines(services: ChangeServices): Promise<SweepRun> {
+/** What the sweep needs beside a change's services: Drizzle, for its reads of the due applications. */
+export interface SweepServices extends ChangeServices {
+  db: Database;
+}
+
+export async function sweepDeadlines(services: SweepServices): Promise<SweepRun> {
   const started = now();
   const { db } = services;
   let cursor: DueCursor | null = null;
@@ -54,7 +61,7 @@ export async function sweepDeadlines(services: ChangeServices): Promise<SweepRun
       return plan.ok ? [{ current, plan: plan.value }] : [];
     });
     try {
-      await writePlans(db, writes, at, services.storageQuota);
+      await writePlans(services.client, writes, at, services.storageQuota);
       notify(
         services,
         writes.map((w) => w.plan),

@@ -1,6 +1,6 @@
 /**
- * Reading the application aggregate (application, order lines, documents) and the guarded batch every
- * write of it is.
+ * Reading the application aggregate (application, order lines, documents) through Drizzle: the reads
+ * by id as the queries the build makes statements of, the list's page and the sweep's.
  */
 import { and, asc, eq, gt, inArray, isNotNull, lte, or, type SQL, sql } from "drizzle-orm";
 import type { ApplicationState, StateReason } from "../domain/application-state";
@@ -9,7 +9,6 @@ import { aggregateFromRow } from "./aggregate-row";
 import type { Database } from "./client";
 import { preparedRelational } from "./compiler";
 import { type ApplicationRow, applications, partners } from "./schema";
-import { QUOTA_CHECK, StorageQuotaExceeded } from "./storage";
 
 export interface Aggregate {
   application: ApplicationRow & { state: ApplicationState; stateReason: StateReason };
@@ -160,29 +159,4 @@ export async function ownsApplication(db: Database, partnerId: string, applicati
     .where(and(eq(applications.id, applicationId), eq(applications.partnerId, partnerId)))
     .get();
   return found !== undefined;
-}
-
-/** Raised when another request changed the application between our read and our write. */
-export class WriteConflict extends Error {}
-
-/**
- * Executes a write batch; a failed guard means a concurrent write won, reported as WriteConflict, and a
- * failed quota check that the partner's storage is used up (StorageQuotaExceeded).
- */
-export async function commit(db: Database, statements: D1PreparedStatement[]) {
-  try {
-    return await db.$client.batch(statements);
-  } catch (error) {
-    if (isConstraintError(error, "write_guard_ok")) throw new WriteConflict();
-    if (isConstraintError(error, QUOTA_CHECK)) throw new StorageQuotaExceeded();
-    throw error;
-  }
-}
-
-/** Whether a D1 error (possibly wrapped by Drizzle) is the violation of the named constraint or index. */
-export function isConstraintError(error: unknown, name: string): boolean {
-  for (let e: unknown = error; e; e = (e as { cause?: unknown }).cause) {
-    if (String((e as Error).message ?? e).includes(name)) return true;
-  }
-  return false;
 }

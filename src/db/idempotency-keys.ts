@@ -4,10 +4,10 @@
  * claim new keys, since each would store another answer.
  */
 import { and, eq, lte, or, sql } from "drizzle-orm";
-import { isConstraintError } from "./applications";
 import type { Database } from "./client";
 import { idempotencyKeys, partners } from "./schema";
 import { countUsage, QUOTA_CHECK, rowBytes, StorageQuotaExceeded } from "./storage";
+import { isConstraintError } from "./write-batch";
 
 export type IdempotencyRow = typeof idempotencyKeys.$inferSelect;
 
@@ -55,7 +55,7 @@ export async function claimKey(db: Database, claim: Claim, ttlMs: number, quota:
     // Counting nothing, the quota's check only asks whether the partner is past it already.
     const { sql: text, params } = insert.toSQL();
     const [, claimed] = await db.$client.batch([
-      countUsage(db, claim.partnerId, 0, quota),
+      countUsage(db.$client, claim.partnerId, 0, quota),
       db.$client.prepare(text).bind(...params),
     ]);
     return (claimed?.results ?? []).length > 0;

@@ -5,9 +5,10 @@
  */
 import { applicationReads } from "./applications";
 import type { Database } from "./client";
-import { relationalStatement, selectStatement } from "./compiler";
+import { relationalStatement, selectStatement, writeTable } from "./compiler";
 import { eventReads } from "./events";
 import type { BuiltStatement } from "./rows";
+import { applications, documents, events, orderLines, refunds } from "./schema";
 
 /** Every statement built ahead of time, by name, from the Drizzle query it stands for. */
 export const buildStatements = (db: Database) =>
@@ -23,3 +24,14 @@ export const buildStatements = (db: Database) =>
   }) satisfies Record<string, BuiltStatement>;
 
 export type StatementName = keyof ReturnType<typeof buildStatements>;
+
+/** The tables an application's writes insert into, update and delete from, as src/db/writes.ts binds them. */
+export const buildWriteTables = () => ({
+  applications: writeTable(applications),
+  orderLines: writeTable(orderLines),
+  events: writeTable(events),
+  refunds: writeTable(refunds),
+  documents: writeTable(documents),
+});
+
+export type WriteTableName = keyof ReturnType<typeof buildWriteTables>;

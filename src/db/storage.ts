@@ -8,7 +8,6 @@
  * service's own records and are not counted.
  */
 import { problem } from "../domain/result";
-import type { Database } from "./client";
 
 const utf8 = new TextEncoder();
 
@@ -34,17 +33,15 @@ export const STORAGE_QUOTA_PROBLEM = problem(
  * bytes are counted unchecked: for what must be kept once the work is done.
  */
 export function countUsage(
-  db: Database,
+  client: D1Database,
   partnerId: string,
   bytes: number,
   defaultQuota: number | null,
 ): D1PreparedStatement {
   if (defaultQuota === null) {
-    return db.$client
-      .prepare("UPDATE partners SET stored_bytes = stored_bytes + ?1 WHERE id = ?2")
-      .bind(bytes, partnerId);
+    return client.prepare("UPDATE partners SET stored_bytes = stored_bytes + ?1 WHERE id = ?2").bind(bytes, partnerId);
   }
-  return db.$client
+  return client
     .prepare(
       `UPDATE partners SET stored_bytes = stored_bytes + ?1,
          within_quota = (?1 < 0 OR stored_bytes + ?1 <= COALESCE(storage_quota_bytes, ?2)) WHERE id = ?3`,

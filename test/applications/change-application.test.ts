@@ -28,7 +28,12 @@ describe("racing operations", () => {
 });
 
 describe("changeApplication", () => {
-  const services = () => ({ db: database(env), storageQuota: 1_000_000_000, deadlines: DEADLINES, notify: () => {} });
+  const services = () => ({
+    client: database(env).$client,
+    storageQuota: 1_000_000_000,
+    deadlines: DEADLINES,
+    notify: () => {},
+  });
 
   it("runs a round that lost a race again on fresh state, and answers 409 CONCURRENT_MODIFICATION after 25", async () => {
     const { partner, token } = await signIn();

@@ -12,9 +12,9 @@
  *   `SQLiteTextJson` parses, `SQLiteBoolean` is 1 = true, and a Column that keeps
  *   `Column.prototype.mapFromDriverValue` or an SQL (an aliased field's `sql`) whose `decoder` is
  *   `noopDecoder` decode nothing.
- * - writes.ts (inserts and updates prepared once per shape):
- *   `toSQL().params` as `Param`s whose `value` is a `Placeholder` (with its `name`) and whose `encoder`
- *   has `mapToDriverValue`; a column's `default`, `defaultFn` and `onUpdateFn`.
+ * - writes.ts (what inserts and updates bind, read at build time for src/db/writes.ts):
+ *   a column's `columnType` (`SQLiteTextJson` encodes as JSON, `SQLiteBoolean` as 1 or 0, the plain
+ *   text, integer and real columns as they are), `name`, `default`, `defaultFn` and `onUpdateFn`.
  * - statements.ts (statements built ahead of time, run without Drizzle by src/db/precompiled.ts):
  *   a relational query's `_toSQL().builtQuery` (`sql`, `params`: `Placeholder`s and findFirst's limit as a
  *   number), and a select's `toSQL()` and `config.fields` (the flat selection, in the order Drizzle selects
@@ -29,4 +29,4 @@ export const VERIFIED_DRIZZLE_ORM = "0.45.4";
 export { type Parameterized, parameterize } from "./parameterize";
 export { preparedRelational } from "./relational";
 export { relationalStatement, selectStatement } from "./statements";
-export { insertRows, updateWhere } from "./writes";
+export { type WriteColumn, type WriteTable, writeTable } from "./writes";

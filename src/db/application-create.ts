@@ -1,0 +1,120 @@
+/**
+ * Storing a new application: its row, lines and first event as one batch, unless it duplicates a
+ * recent one (spec rule 1). The rare collision's lookups go through Drizzle; the batch itself is bound
+ * as every write is (./writes.ts).
+ */
+import { and, eq } from "drizzle-orm";
+import type { CreatePlan } from "../domain/application-operations";
+import { withinDuplicateWindow } from "../domain/duplicates";
+import type { Line } from "../domain/order-lines";
+import type { EventRecord } from "../domain/plan";
+import { chunks, eventRow, lineRow } from "./application-write";
+import type { Aggregate } from "./applications";
+import type { Database } from "./client";
+import { type ApplicationRow, applications } from "./schema";
+import { countUsage, QUOTA_CHECK, rowBytes, StorageQuotaExceeded } from "./storage";
+import { isConstraintError } from "./write-batch";
+import { insertRows } from "./writes";
+
+/** The stored row of a new application: the plan's application with its partner and the columns lists filter on. */
+function newApplicationRow(plan: CreatePlan, partnerId: string, fingerprint: string): Aggregate["application"] {
+  const app = plan.application;
+  return {
+    ...app,
+    partnerId,
+    orderNumber: app.orderDetails.number,
+    customerEmail: app.customer.email.toLowerCase(),
+    variableSymbols: app.orderDetails.variableSymbols.join(","),
+    approvedAmount: null,
+    refundedAmount: 0,
+    decisionReasons: null,
+    decidedAt: null,
+    acceptedOffer: null,
+    reminderAt: null,
+    reviewAt: null,
+    reviewOutcome: null,
+    cancelReason: null,
+    customCancelReason: null,
+    duplicateFingerprint: fingerprint,
+    version: 0,
+    updatedAt: app.createdAt,
+  };
+}
+
+/** Creates finish in this many rounds: a collision with an expired holder is released and tried again. */
+const CREATE_ROUNDS = 3;
+
+/**
+ * Stores a new application, its lines and first event, as one batch, unless it is a duplicate (spec
+ * rule 1): the unique index on (partner, fingerprint) makes concurrent identical creates collide in the
+ * database instead of racing. On a collision the holder of the fingerprint is looked at: inside the
+ * duplicate window it is the answer; older, it leaves the window (releases the fingerprint) and the
+ * insert is tried again. So the usual create is one batch, and only the rare collision pays more round
+ * trips. StorageQuotaExceeded when the partner's storage is used up.
+ */
+export async function createApplication(
+  db: Database,
+  plan: CreatePlan,
+  owner: { partnerId: string; fingerprint: string; quota: number },
+): Promise<
+  { outcome: "created"; row: Aggregate["application"] } | { outcome: "duplicate"; id: string } | { outcome: "conflict" }
+> {
+  const row = newApplicationRow(plan, owner.partnerId, owner.fingerprint);
+  for (let round = 1; round <= CREATE_ROUNDS; round++) {
+    if ((await insertApplication(db, row, plan.lines, plan.event, owner.quota)) === "created") {
+      return { outcome: "created", row };
+    }
+    const twin = await fingerprintHolder(db, owner.partnerId, owner.fingerprint);
+    if (twin && withinDuplicateWindow(twin.createdAt, row.createdAt)) return { outcome: "duplicate", id: twin.id };
+    if (twin) await releaseFingerprint(db, twin.id, owner.fingerprint);
+  }
+  return { outcome: "conflict" };
+}
+
+/** A new application with its lines and first event, as one batch (see `createApplication`). */
+async function insertApplication(
+  db: Database,
+  application: ApplicationRow,
+  lines: readonly Line[],
+  event: EventRecord,
+  quota: number,
+): Promise<"created" | "duplicate"> {
+  const rows = lines.map((l) => lineRow(application.id, l, application.createdAt));
+  // The lookup rows the database's trigger adds, one per distinct symbol (migrations/0008_variable_symbols_by_partner.sql), count too.
+  const symbols = new Set(application.variableSymbols ? application.variableSymbols.split(",") : []);
+  const bytes = [...symbols].reduce(
+    (sum, variableSymbol) =>
+      sum + rowBytes({ partnerId: application.partnerId, variableSymbol, applicationId: application.id }),
+    rows.reduce((sum, row) => sum + rowBytes(row), rowBytes(application)),
+  );
+  try {
+    await db.$client.batch([
+      insertRows(db.$client, "applications", [application]),
+      ...chunks(rows).map((chunk) => insertRows(db.$client, "orderLines", chunk)),
+      insertRows(db.$client, "events", [eventRow(application, event)]),
+      countUsage(db.$client, application.partnerId, bytes, quota),
+    ]);
+    return "created";
+  } catch (error) {
+    if (isConstraintError(error, "applications.duplicate_fingerprint")) return "duplicate";
+    if (isConstraintError(error, QUOTA_CHECK)) throw new StorageQuotaExceeded();
+    throw error;
+  }
+}
+
+/** The application holding a duplicate fingerprint of the partner, if any. */
+async function fingerprintHolder(db: Database, partnerId: string, fingerprint: string) {
+  return db
+    .select({ id: applications.id, createdAt: applications.createdAt })
+    .from(applications)
+    .where(and(eq(applications.partnerId, partnerId), eq(applications.duplicateFingerprint, fingerprint)))
+    .get();
+}
+
+/** The application leaves the duplicate window: its fingerprint is free for a new application. */
+async function releaseFingerprint(db: Database, applicationId: string, fingerprint: string): Promise<void> {
+  await db
+    .update(applications)
+    .set({ duplicateFingerprint: null })
+    .where(and(eq(applications.id, applicationId), eq(applications.duplicateFingerprint, fingerprint)));
+}
