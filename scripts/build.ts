@@ -76,6 +76,7 @@ const ZOD = [/^node_modules\/(zod|@hono\/zod-openapi|@hono\/zod-validator|@astea
 const NOT_ON_COLD_PATH: Record<string, RegExp[]> = {
   "src/gateway/index.ts": [...ZOD, ...DRIZZLE],
   "src/routes/applications/get.ts": [...ZOD, ...DRIZZLE],
+  "src/routes/applications/create.ts": [...ZOD, ...DRIZZLE],
   "src/routes/notifications/delivery-log.ts": [...ZOD, ...DRIZZLE],
   "src/routes/applications/list.ts": ZOD,
   "src/routes/refunds/list.ts": ZOD,

@@ -1,20 +1,19 @@
 /**
  * Storing a new application: its row, lines and first event as one batch, unless it duplicates a
- * recent one (spec rule 1). The rare collision's lookups go through Drizzle; the batch itself is bound
- * as every write is (./writes.ts).
+ * recent one (spec rule 1). Without Drizzle: the batch is bound as every write is (./writes.ts), the
+ * rare collision's lookup is a statement the build wrote (./precompiled.ts).
  */
-import { and, eq } from "drizzle-orm";
 import type { CreatePlan } from "../domain/application-operations";
 import { withinDuplicateWindow } from "../domain/duplicates";
 import type { Line } from "../domain/order-lines";
 import type { EventRecord } from "../domain/plan";
 import { chunks, eventRow, lineRow } from "./application-write";
 import type { Aggregate } from "./applications";
-import type { Database } from "./client";
-import { type ApplicationRow, applications } from "./schema";
+import { readFirst } from "./precompiled";
+import type { ApplicationRow } from "./schema";
 import { countUsage, QUOTA_CHECK, rowBytes, StorageQuotaExceeded } from "./storage";
 import { isConstraintError } from "./write-batch";
-import { insertRows } from "./writes";
+import { insertRows, updateWhere } from "./writes";
 
 /** The stored row of a new application: the plan's application with its partner and the columns lists filter on. */
 function newApplicationRow(plan: CreatePlan, partnerId: string, fingerprint: string): Aggregate["application"] {
@@ -53,7 +52,7 @@ const CREATE_ROUNDS = 3;
  * trips. StorageQuotaExceeded when the partner's storage is used up.
  */
 export async function createApplication(
-  db: Database,
+  client: D1Database,
   plan: CreatePlan,
   owner: { partnerId: string; fingerprint: string; quota: number },
 ): Promise<
@@ -61,19 +60,19 @@ export async function createApplication(
 > {
   const row = newApplicationRow(plan, owner.partnerId, owner.fingerprint);
   for (let round = 1; round <= CREATE_ROUNDS; round++) {
-    if ((await insertApplication(db, row, plan.lines, plan.event, owner.quota)) === "created") {
+    if ((await insertApplication(client, row, plan.lines, plan.event, owner.quota)) === "created") {
       return { outcome: "created", row };
     }
-    const twin = await fingerprintHolder(db, owner.partnerId, owner.fingerprint);
+    const twin = await fingerprintHolder(client, owner.partnerId, owner.fingerprint);
     if (twin && withinDuplicateWindow(twin.createdAt, row.createdAt)) return { outcome: "duplicate", id: twin.id };
-    if (twin) await releaseFingerprint(db, twin.id, owner.fingerprint);
+    if (twin) await releaseFingerprint(client, twin.id, owner.fingerprint);
   }
   return { outcome: "conflict" };
 }
 
 /** A new application with its lines and first event, as one batch (see `createApplication`). */
 async function insertApplication(
-  db: Database,
+  client: D1Database,
   application: ApplicationRow,
   lines: readonly Line[],
   event: EventRecord,
@@ -88,11 +87,11 @@ async function insertApplication(
     rows.reduce((sum, row) => sum + rowBytes(row), rowBytes(application)),
   );
   try {
-    await db.$client.batch([
-      insertRows(db.$client, "applications", [application]),
-      ...chunks(rows).map((chunk) => insertRows(db.$client, "orderLines", chunk)),
-      insertRows(db.$client, "events", [eventRow(application, event)]),
-      countUsage(db.$client, application.partnerId, bytes, quota),
+    await client.batch([
+      insertRows(client, "applications", [application]),
+      ...chunks(rows).map((chunk) => insertRows(client, "orderLines", chunk)),
+      insertRows(client, "events", [eventRow(application, event)]),
+      countUsage(client, application.partnerId, bytes, quota),
     ]);
     return "created";
   } catch (error) {
@@ -103,18 +102,18 @@ async function insertApplication(
 }
 
 /** The application holding a duplicate fingerprint of the partner, if any. */
-async function fingerprintHolder(db: Database, partnerId: string, fingerprint: string) {
-  return db
-    .select({ id: applications.id, createdAt: applications.createdAt })
-    .from(applications)
-    .where(and(eq(applications.partnerId, partnerId), eq(applications.duplicateFingerprint, fingerprint)))
-    .get();
+async function fingerprintHolder(client: D1Database, partnerId: string, fingerprint: string) {
+  return (await readFirst(client, "fingerprintHolder", { partnerId, fingerprint })) as
+    | { id: string; createdAt: number }
+    | undefined;
 }
 
 /** The application leaves the duplicate window: its fingerprint is free for a new application. */
-async function releaseFingerprint(db: Database, applicationId: string, fingerprint: string): Promise<void> {
-  await db
-    .update(applications)
-    .set({ duplicateFingerprint: null })
-    .where(and(eq(applications.id, applicationId), eq(applications.duplicateFingerprint, fingerprint)));
+async function releaseFingerprint(client: D1Database, applicationId: string, fingerprint: string): Promise<void> {
+  await updateWhere(
+    client,
+    "applications",
+    { duplicateFingerprint: null },
+    { id: applicationId, duplicateFingerprint: fingerprint },
+  ).run();
 }

@@ -77,6 +77,17 @@ export const applicationReads = {
   aggregate: (db: Database) => db.query.applications.findFirst(byIdAndPartner),
   /** What presenting it needs (PRESENTED), with its lines and documents. */
   presented: (db: Database) => db.query.applications.findFirst({ ...byIdAndPartner, columns: PRESENTED }),
+  /** The partner's application holding a duplicate fingerprint (create's rare collision); run as `.get()`. */
+  fingerprintHolder: (db: Database) =>
+    db
+      .select({ id: applications.id, createdAt: applications.createdAt })
+      .from(applications)
+      .where(
+        and(
+          eq(applications.partnerId, sql.placeholder("partnerId")),
+          eq(applications.duplicateFingerprint, sql.placeholder("fingerprint")),
+        ),
+      ),
   /** The partner owning it, with the name the customer knows them by; run as `.get()`. */
   owner: (db: Database) =>
     db

@@ -16,6 +16,7 @@ export const buildStatements = (db: Database) =>
     applicationAggregate: relationalStatement(applicationReads.aggregate(db)),
     presentedApplication: relationalStatement(applicationReads.presented(db)),
     applicationOwner: selectStatement(applicationReads.owner(db), true),
+    fingerprintHolder: selectStatement(applicationReads.fingerprintHolder(db), true),
     partnerEventsPage: selectStatement(eventReads.partnerPage(db, "start"), false),
     partnerEventsAfter: selectStatement(eventReads.partnerPage(db, "after"), false),
     partnerEventsBefore: selectStatement(eventReads.partnerPage(db, "before"), false),

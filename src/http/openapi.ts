@@ -469,11 +469,17 @@ export function failures(spec: FailureSpec = {}) {
  * `.default()`: the document then says the field may be left out, instead of listing a `default`
  * that client generators (openapi-typescript) read as "always present" and so demand.
  */
-export const withDefault = <T extends z.ZodType>(schema: T, value: z.output<T>, description?: string) =>
-  schema
+export const withDefault = <T extends z.ZodType>(schema: T, value: z.output<T>, description?: string) => {
+  const field = schema
     .optional()
     .transform((v) => v ?? value)
     .openapi({ description: `${description ? `${description}. ` : ""}Default: ${JSON.stringify(value)}` });
+  WITH_DEFAULTS.set(field, value);
+  return field;
+};
+
+/** The default of each field `withDefault` made: the request compiler knows what its transform does. */
+export const WITH_DEFAULTS = new WeakMap<z.ZodType, unknown>();
 
 /**
  * An array of at most `max` elements whose length is checked before any element is: zod validates

@@ -13,9 +13,11 @@
  * internals (`_zod.def` and its checks' defs) are read here and nowhere else: a zod upgrade that changes
  * them fails test/http/request-compiler.test.ts.
  */
-import { loadZod, type z } from "../lazy-schema";
+import { isDeepStrictEqual } from "node:util";
+import { REQUEST_RULES } from "../domain/request-rules";
+import { loadZod, z } from "../lazy-schema";
 import { COMPILED_PARTS, type CompiledTarget } from "./compiled-request";
-import { LISTS, type OpenApiRoute } from "./openapi";
+import { LISTS, type OpenApiRoute, WITH_DEFAULTS } from "./openapi";
 
 /** Hono's name of each request part the compiler knows, by the definition's. */
 const TARGETS: Record<string, CompiledTarget | undefined> = Object.fromEntries(
@@ -39,9 +41,20 @@ const checkDefOf = (check: unknown): CheckDef => (check as { _zod: { def: CheckD
 /** A validator's statements (each returns `undefined` where the value is not certainly valid), and fresh names. */
 class Emitter {
   lines: string[] = [];
+  /** How often the validator may be unsure of a valid value (a coerced number, a field it does not know). */
+  unsure = 0;
+  /** Whether it calls a rule of REQUEST_RULES. */
+  rules = false;
   #names = 0;
   name(prefix: string) {
     return `${prefix}${this.#names++}`;
+  }
+  /** The call of the rule `fn` is, by its name in REQUEST_RULES; `null` for a function not there. */
+  rule(fn: unknown): string | null {
+    const name = Object.entries(REQUEST_RULES).find(([, rule]) => rule === fn)?.[0];
+    if (!name) return null;
+    this.rules = true;
+    return `REQUEST_RULES.${name}`;
   }
 }
 
@@ -59,15 +72,38 @@ function emit(schema: unknown, input: string, out: Emitter): string | null {
       return emitOneOf(def.values as unknown[], input, out);
     case "number":
       return emitNumber(def, input, out);
+    case "boolean":
+      if (!onlyKeys(def, ["type", "error"])) return null;
+      out.lines.push(`if (typeof ${input} !== "boolean") return undefined;`);
+      return input;
     case "default":
       return emitDefault(def, input, out);
     case "pipe":
-      return emitList(schema, def, input, out);
+      return emitPipe(schema, def, input, out);
     case "array":
       return emitArray(def, input, out);
+    case "optional":
+      return onlyKeys(def, ["type", "innerType"]) ? emitUnless("undefined", def.innerType, input, out) : null;
+    case "nullable":
+      return onlyKeys(def, ["type", "innerType"]) ? emitUnless("null", def.innerType, input, out) : null;
+    case "union":
+      return emitUnion(def, input, out);
     default:
       return null;
   }
+}
+
+/** `value` as it is where the input is `value` (`undefined` for an optional, `null` for a nullable), else `inner`'s. */
+function emitUnless(value: string, inner: unknown, input: string, out: Emitter): string | null {
+  const result = out.name("u");
+  out.lines.push(`let ${result}: unknown = ${value};`);
+  const checked = emitBlock(
+    out,
+    `if (${input} !== ${value}) {`,
+    () => emit(inner, input, out),
+    (checked) => [`${result} = ${checked};`],
+  );
+  return checked === null ? null : result;
 }
 
 /** Emits `emitInner`'s checks inside a block that `open` starts; `null` where it cannot. */
@@ -88,8 +124,8 @@ function emitBlock(out: Emitter, open: string, emitInner: () => string | null, c
  * lower case, and @hono/zod-validator gives zod each under the schema's spelling).
  */
 function emitObject(def: Def, input: string, out: Emitter, keyOf = (key: string) => key): string | null {
-  // A catch-all (strict or passthrough) or a refinement of the whole object is zod's to check.
-  if (!onlyKeys(def, ["type", "shape"])) return null;
+  // A catch-all (strict or passthrough) or a refinement not in REQUEST_RULES is zod's to check.
+  if (!onlyKeys(def, ["type", "shape", "checks"])) return null;
   out.lines.push(`if (typeof ${input} !== "object" || ${input} === null || Array.isArray(${input})) return undefined;`);
   const result = out.name("o");
   out.lines.push(`const ${result}: Record<string, unknown> = {};`);
@@ -102,7 +138,13 @@ function emitObject(def: Def, input: string, out: Emitter, keyOf = (key: string)
     if (fieldDef.type !== "optional") {
       const checked = emit(field, value, out);
       if (checked === null) return null;
-      out.lines.push(`${result}[${name}] = ${checked};`);
+      // As zod's object: a value that comes out undefined (a transform's) is kept only for a key given.
+      if (fieldDef.type === "pipe" && !LISTS.has(field as z.ZodType) && !WITH_DEFAULTS.has(field as z.ZodType)) {
+        out.lines.push(
+          `if (${checked} !== undefined) ${result}[${name}] = ${checked};`,
+          `else if (${read} in ${input}) ${result}[${name}] = undefined;`,
+        );
+      } else out.lines.push(`${result}[${name}] = ${checked};`);
       continue;
     }
     if (!onlyKeys(fieldDef, ["type", "innerType"])) return null;
@@ -117,7 +159,16 @@ function emitObject(def: Def, input: string, out: Emitter, keyOf = (key: string)
       (checked) => [`${result}[${name}] = ${checked};`],
     );
     // A field the compiler does not know: given, it is zod's to read.
-    if (checked === null) out.lines.push(`if (${value} !== undefined) return undefined;`, absent);
+    if (checked === null) {
+      out.unsure++;
+      out.lines.push(`if (${value} !== undefined) return undefined;`, absent);
+    }
+  }
+  // Refinements of the whole object, with what it came out as.
+  for (const check of ((def.checks as unknown[] | undefined) ?? []).map(checkDefOf)) {
+    const rule = check.check === "custom" ? out.rule(check.fn) : null;
+    if (rule === null) return null;
+    out.lines.push(`if (!${rule}(${result} as never)) return undefined;`);
   }
   return result;
 }
@@ -125,23 +176,81 @@ function emitObject(def: Def, input: string, out: Emitter, keyOf = (key: string)
 /** Formats zod checks by their pattern alone (their schemas add no check of their own). */
 const PATTERN_FORMATS = ["regex", "date", "datetime", "email"];
 
+/**
+ * A string and its checks, in zod's order (the format first): lengths, patterns, a URL as zod parses
+ * it, and the refinements and overwrites (trimming) of REQUEST_RULES, each on the value as the checks
+ * before it left it.
+ */
 function emitString(def: Def, input: string, out: Emitter): string | null {
-  // A coercion, a transform or another format (a URL…) is zod's to apply.
+  // A coercion or another format is zod's to apply.
   const format = def.check === "string_format" ? [def as unknown as CheckDef] : [];
   const allowed = ["type", "checks", "error", ...(format.length > 0 ? ["check", "format", "pattern", "abort"] : [])];
   if (def.format === "datetime") allowed.push("offset", "local", "precision");
+  if (def.format === "url") allowed.push("protocol", "hostname");
   if (!onlyKeys(def, allowed)) return null;
-  const refused = [`typeof ${input} !== "string"`];
+  let value = input;
+  let refused = [`typeof ${input} !== "string"`];
+  const flush = () => {
+    if (refused.length > 0) out.lines.push(`if (${refused.join(" || ")}) return undefined;`);
+    refused = [];
+  };
   for (const check of [...format, ...((def.checks as unknown[] | undefined) ?? []).map(checkDefOf)]) {
-    const length = lengthCheck(check, input);
+    const length = lengthCheck(check, value);
     if (length) refused.push(length);
     else if (check.check === "string_format" && PATTERN_FORMATS.includes(String(check.format))) {
       if (!(check.pattern instanceof RegExp)) return null;
-      refused.push(`!/${check.pattern.source}/${check.pattern.flags}.test(${input})`);
+      refused.push(`!/${check.pattern.source}/${check.pattern.flags}.test(${value})`);
+    } else if (check.check === "string_format" && check.format === "url") {
+      flush();
+      value = emitUrl(check, value, out);
+    } else if (check.check === "custom" || check.check === "overwrite") {
+      const rule = out.rule(check.check === "custom" ? check.fn : check.tx);
+      if (rule === null) return null;
+      if (check.check === "custom") refused.push(`!${rule}(${value})`);
+      else {
+        flush();
+        const next = out.name("t");
+        out.lines.push(`const ${next} = ${rule}(${value});`);
+        value = next;
+      }
     } else return null;
   }
-  out.lines.push(`if (${refused.join(" || ")}) return undefined;`);
-  return input;
+  flush();
+  return value;
+}
+
+/**
+ * zod's URL check (its `$ZodURL`): the trimmed text must parse as a URL, its protocol and hostname
+ * match their patterns, and an http(s) protocol pattern asks for `://` too; it answers the trimmed text.
+ */
+function emitUrl(check: CheckDef, input: string, out: Emitter): string {
+  const pattern = (regex: unknown) => (regex instanceof RegExp ? `/${regex.source}/${regex.flags}` : null);
+  const result = out.name("url");
+  const trimmed = out.name("t");
+  const parsed = out.name("p");
+  const lines = [`const ${trimmed} = ${input}.trim();`];
+  if (check.protocol instanceof RegExp && check.protocol.source === z.regexes.httpProtocol.source) {
+    lines.push(`if (!/^https?:\\/\\//i.test(${trimmed})) return undefined;`);
+  }
+  const hostname = pattern(check.hostname);
+  const protocol = pattern(check.protocol);
+  lines.push(hostname || protocol ? `const ${parsed} = new URL(${trimmed});` : `new URL(${trimmed});`);
+  if (hostname) lines.push(`if (!${hostname}.test(${parsed}.hostname)) return undefined;`);
+  if (protocol) {
+    lines.push(
+      `if (!${protocol}.test(${parsed}.protocol.endsWith(":") ? ${parsed}.protocol.slice(0, -1) : ${parsed}.protocol)) return undefined;`,
+    );
+  }
+  out.lines.push(
+    `let ${result} = "";`,
+    "try {",
+    ...lines.map((line) => `  ${line}`),
+    `  ${result} = ${trimmed};`,
+    "} catch {",
+    "  return undefined;",
+    "}",
+  );
+  return result;
 }
 
 /** The refusal a string's or an array's length check makes; `null` for another check. */
@@ -153,13 +262,60 @@ function lengthCheck(c: CheckDef, input: string): string | null {
 }
 
 /**
- * `listOf`'s array (LISTS holds them): its preprocess refuses an array past the limit before zod walks
- * it, which the array's own checks repeat, as the compiled check does before the elements. Any other
- * pipe is zod's.
+ * A pipe the compiler knows: `listOf`'s array (LISTS; its preprocess refuses an array past the limit
+ * before zod walks it, which the array's own checks repeat, as the compiled check does before the
+ * elements), `withDefault`'s field (WITH_DEFAULTS), or a schema into a transform of REQUEST_RULES.
  */
-function emitList(schema: unknown, def: Def, input: string, out: Emitter): string | null {
-  if (!LISTS.has(schema as z.ZodType) || !onlyKeys(def, ["type", "in", "out"])) return null;
-  return emit(def.out, input, out);
+function emitPipe(schema: unknown, def: Def, input: string, out: Emitter): string | null {
+  if (!onlyKeys(def, ["type", "in", "out"])) return null;
+  if (LISTS.has(schema as z.ZodType)) return emit(def.out, input, out);
+  if (WITH_DEFAULTS.has(schema as z.ZodType)) {
+    const inner = defOf(def.in);
+    if (inner.type !== "optional") return null;
+    return emitDefaulted(WITH_DEFAULTS.get(schema as z.ZodType), inner.innerType, input, out);
+  }
+  const transform = defOf(def.out);
+  const rule =
+    transform.type === "transform" && onlyKeys(transform, ["type", "transform"]) ? out.rule(transform.transform) : null;
+  if (rule === null) return null;
+  const checked = emit(def.in, input, out);
+  if (checked === null) return null;
+  const result = out.name("r");
+  out.lines.push(`const ${result} = ${rule}(${checked} as never);`);
+  return result;
+}
+
+/**
+ * A union: each option in turn, the first that takes the value answers. An option before the last must
+ * be one the compiled check is always sure of, or a value it is unsure of could be taken by a later one.
+ */
+function emitUnion(def: Def, input: string, out: Emitter): string | null {
+  if (!onlyKeys(def, ["type", "options"])) return null;
+  const options = def.options as unknown[];
+  const result = out.name("un");
+  out.lines.push(`let ${result}: unknown;`);
+  let depth = 0;
+  for (const [i, option] of options.entries()) {
+    // An option that may answer undefined would read as one that refused.
+    if (["optional", "undefined", "default", "unknown", "any"].includes(defOf(option).type)) return null;
+    const unsure = out.unsure;
+    const fn = out.name("option");
+    const checked = emitBlock(
+      out,
+      `const ${fn} = ((value: unknown): unknown => {`,
+      () => emit(option, "value", out),
+      (checked) => [`return ${checked};`],
+    );
+    if (checked === null || (i < options.length - 1 && out.unsure > unsure)) return null;
+    out.lines[out.lines.length - 1] = `})(${input});`;
+    out.lines.push(`if (${fn} !== undefined) ${result} = ${fn};`);
+    if (i < options.length - 1) {
+      out.lines.push("else {");
+      depth++;
+    }
+  }
+  out.lines.push(`else return undefined;${"}".repeat(depth)}`.replace(";}", "; }"));
+  return result;
 }
 
 function emitArray(def: Def, input: string, out: Emitter): string | null {
@@ -192,6 +348,8 @@ function emitNumber(def: Def, input: string, out: Emitter): string | null {
   if (!onlyKeys(def, ["type", "coerce", "checks", "error"])) return null;
   const number = out.name("n");
   if (def.coerce === true) {
+    // Only plain digits: zod reads the rest.
+    out.unsure++;
     out.lines.push(`if (typeof ${input} !== "string" || !/^(?:0|[1-9][0-9]{0,14})$/.test(${input})) return undefined;`);
     out.lines.push(`const ${number} = Number(${input});`);
   } else {
@@ -218,19 +376,19 @@ function emitNumber(def: Def, input: string, out: Emitter): string | null {
  */
 function emitDefault(def: Def, input: string, out: Emitter): string | null {
   if (!onlyKeys(def, ["type", "innerType", "defaultValue"])) return null;
-  const value = def.defaultValue;
-  if (
-    !["string", "number", "boolean"].includes(typeof value) ||
-    (typeof value === "number" && (!Number.isFinite(value) || Object.is(value, -0)))
-  ) {
-    return null;
-  }
+  return emitDefaulted(def.defaultValue, def.innerType, input, out);
+}
+
+/** `value` where the input is undefined, else `inner`'s: a literal that JSON writes exactly (a list, a number…). */
+function emitDefaulted(value: unknown, inner: unknown, input: string, out: Emitter): string | null {
+  const literal = JSON.stringify(value);
+  if (literal === undefined || Object.is(value, -0) || !isDeepStrictEqual(JSON.parse(literal), value)) return null;
   const result = out.name("d");
-  out.lines.push(`let ${result}: unknown = ${JSON.stringify(value)};`);
+  out.lines.push(`let ${result}: unknown = ${literal};`);
   const checked = emitBlock(
     out,
     `if (${input} !== undefined) {`,
-    () => emit(def.innerType, input, out),
+    () => emit(inner, input, out),
     (checked) => [`${result} = ${checked};`],
   );
   return checked === null ? null : result;
@@ -303,6 +461,9 @@ export async function validatorsModule(routes: readonly OpenApiRoute[]): Promise
   }
   return [
     "// Written by scripts/validators-artefact.ts from the routes' zod schemas (src/http/request-compiler.ts): do not edit.",
+    ...(entries.some((line) => line.includes("REQUEST_RULES."))
+      ? ['import { REQUEST_RULES } from "../src/domain/request-rules";']
+      : []),
     'import type { CompiledRequest } from "../src/http/compiled-request";',
     "",
     "/** The compiled validators of each route whose request the compiler covers, by operation id. */",

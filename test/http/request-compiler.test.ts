@@ -4,17 +4,18 @@ import { transformSync } from "esbuild";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { COMPILED_REQUESTS } from "../../generated/validators";
+import { REQUEST_RULES } from "../../src/domain/request-rules";
 import { COMPILED_PARTS, type CompiledRequest } from "../../src/http/compiled-request";
-import { listOf, type OpenApiRoute } from "../../src/http/openapi";
+import { listOf, type OpenApiRoute, withDefault } from "../../src/http/openapi";
 import { compileValidator, validatorsModule } from "../../src/http/request-compiler";
 import { loadZod, z } from "../../src/lazy-schema";
 import { documentedRoutes } from "../../src/routes/system/openapi";
 
 /** A compiled validator's source, run as the Worker runs it (TypeScript stripped by esbuild, as the build does). */
 const evaluate = (source: string) =>
-  new Function(`return ${transformSync(source, { loader: "ts" }).code.trim().replace(/;$/, "")}`)() as (
-    value: unknown,
-  ) => unknown;
+  new Function("REQUEST_RULES", `return ${transformSync(source, { loader: "ts" }).code.trim().replace(/;$/, "")}`)(
+    REQUEST_RULES,
+  ) as (value: unknown) => unknown;
 
 /** Values a request part may hold, and some it never does: zod and the compiled validator must agree on all. */
 const fieldValue = (samples: readonly unknown[]) =>
@@ -44,6 +45,25 @@ const fieldValue = (samples: readonly unknown[]) =>
     fc.string({ unit: "binary", maxLength: 70 }),
     fc.array(fc.string({ maxLength: 5 }), { maxLength: 3 }),
     fc.constantFrom("2026-11-23", "2026-02-29", "2028-02-29", "2026-13-01", "2026-11-23T10:15:00+01:00", "a@b.cz"),
+    fc.constantFrom(
+      "https://a.cz",
+      " https://a.cz/x ",
+      "http:a.cz",
+      "https:/a.cz",
+      "ftp://a.cz",
+      "mailto:a@b.cz",
+      "https://",
+      "https://a b.cz",
+      "HTTPS://A.CZ",
+      "//a.cz",
+      " CZ",
+      "CZ",
+      "XX",
+      "PPL",
+      "  ",
+    ),
+    fc.webUrl(),
+    fc.boolean(),
     fc.object({ maxDepth: 1, maxKeys: 3 }),
   );
 
@@ -135,18 +155,19 @@ describe("the request validators compiled ahead of time", () => {
     expect(written).toBe(await validatorsModule(routes));
   });
 
-  it("cover the GETs of an application, a document and the lists, and the item operations' bodies and headers", () => {
+  it("cover the GETs of an application, a document and the lists, the create and the order operations", () => {
     expect(Object.keys(COMPILED_REQUESTS.getApplication ?? {})).toEqual(["param"]);
     expect(Object.keys(COMPILED_REQUESTS.downloadDocument ?? {})).toEqual(["param"]);
     expect(Object.keys(COMPILED_REQUESTS.listNotifications ?? {})).toEqual(["query"]);
     expect(Object.keys(COMPILED_REQUESTS.listApplicationNotifications ?? {})).toEqual(["param", "query"]);
     expect(Object.keys(COMPILED_REQUESTS.listApplications ?? {})).toEqual(["query"]);
     expect(Object.keys(COMPILED_REQUESTS.listRefunds ?? {})).toEqual(["param", "query"]);
-    for (const operation of ["sendItems", "deliverItems", "cancelItems"]) {
+    for (const operation of ["sendItems", "deliverItems", "cancelItems", "changeOrder"]) {
       expect(Object.keys(COMPILED_REQUESTS[operation] ?? {})).toEqual(["param", "header", "json"]);
     }
-    // Bodies with a field the compiler does not know, where it is required: zod's, whole.
-    for (const operation of ["createApplication", "changeOrder", "returnItems", "cancelApplication"]) {
+    expect(Object.keys(COMPILED_REQUESTS.createApplication ?? {})).toEqual(["header", "json"]);
+    // Bodies with a rule the compiler does not know, where it is required: zod's, whole.
+    for (const operation of ["returnItems", "cancelApplication"]) {
       expect(COMPILED_REQUESTS[operation], operation).toBeUndefined();
     }
   });
@@ -271,16 +292,57 @@ describe("compileValidator", () => {
   });
 
   it("is unsure only where an optional field it does not know is given", () => {
-    const schema = z.object({ name: z.string(), url: z.url().optional() });
+    const schema = z.object({
+      name: z.string(),
+      code: z
+        .string()
+        .refine((code) => code !== "x")
+        .optional(),
+    });
     const check = evaluate(compileValidator(schema)!);
     agreesWithZod(schema, check, [{ name: "a" }], { runs: 1000, exact: false });
     expect(check({ name: "a" })).toStrictEqual({ name: "a" });
-    expect(check({ name: "a", url: "https://a.cz" })).toBeUndefined();
-    expect(schema.safeParse({ name: "a", url: "https://a.cz" }).success).toBe(true);
+    expect(check({ name: "a", code: "y" })).toBeUndefined();
+    expect(schema.safeParse({ name: "a", code: "y" }).success).toBe(true);
+  });
+
+  it("applies REQUEST_RULES, zod's URL check, withDefault, nullish fields and unions exactly as zod", () => {
+    const schema = z.object({
+      name: z.string().overwrite(REQUEST_RULES.trimmed).min(1).max(5),
+      country: z.string().refine(REQUEST_RULES.isCountry).optional(),
+      site: z.url({ protocol: /^https?$/ }).max(30),
+      link: z.url().optional(),
+      kind: withDefault(z.enum(["A", "B"]), "A"),
+      tags: withDefault(listOf(z.string(), 2), []),
+      agreed: withDefault(z.boolean(), false),
+      carrier: z
+        .union([z.object({ carrierId: z.string().max(3) }), z.string().max(3).transform(REQUEST_RULES.carrierOf)])
+        .nullish()
+        .transform(REQUEST_RULES.absentIfNull),
+      person: z
+        .object({ fullName: z.string().optional(), firstName: z.string().optional(), lastName: z.string().optional() })
+        .refine(REQUEST_RULES.hasCustomerName)
+        .optional(),
+    });
+    const check = evaluate(compileValidator(schema)!);
+    const valid = [
+      { name: " ab ", site: "https://a.cz" },
+      { name: "x", site: " HTTP://A.CZ/p?q#f ", link: "mailto:a@b.cz", kind: "B", tags: ["t"], agreed: true },
+      { name: "x", site: "https://a.cz", country: "CZ", carrier: "PPL", person: { fullName: "J" } },
+      { name: "x", site: "https://a.cz", carrier: { carrierId: "PPL" }, person: { firstName: "J", lastName: "N" } },
+      { name: "x", site: "https://a.cz", carrier: null, tags: undefined },
+    ];
+    agreesWithZod(schema, check, valid, { runs: 3000 });
+    expect(check(valid[0])).toStrictEqual({ name: "ab", site: "https://a.cz", kind: "A", tags: [], agreed: false });
+    expect(check({ ...valid[0], site: "https:a.cz" })).toBeUndefined(); // zod asks http(s) for "://"
+    expect(check({ ...valid[0], site: "ftp://a.cz" })).toBeUndefined();
+    expect(check({ ...valid[0], name: "   " })).toBeUndefined();
+    expect(check({ ...valid[0], person: { firstName: "J" } })).toBeUndefined();
+    expect(check({ ...valid[0], carrier: "toolong" })).toBeUndefined();
   });
 
   it.each([
-    ["a format zod checks with code of its own", z.object({ url: z.url() })],
+    ["a format it does not know", z.object({ url: z.url({ normalize: true }) })],
     ["a coercion", z.object({ limit: z.coerce.string() })],
     ["a transform", z.object({ name: z.string().transform((s) => s.trim()) })],
     ["a refinement of a field", z.object({ name: z.string().refine((s) => s !== "x") })],
@@ -288,10 +350,23 @@ describe("compileValidator", () => {
     ["a strict object", z.strictObject({ name: z.string() })],
     ["a number's multiple", z.object({ limit: z.number().multipleOf(5) })],
     ["a 32-bit integer", z.object({ limit: z.int32() })],
-    ["an array of what it cannot compile", z.object({ urls: z.array(z.url()) })],
+    ["an array of what it cannot compile", z.object({ codes: z.array(z.string().refine((c) => c !== "x")) })],
     ["a pipe that is not listOf's", z.object({ names: z.preprocess((v) => v, z.array(z.string())) })],
-    ["a default that is an object", z.object({ names: z.object({}).default({}) })],
-    ["a default of what its schema cannot compile", z.object({ url: z.url().default("https://a.cz") })],
+    ["a default JSON cannot write", z.object({ at: z.date().default(new Date(0)) })],
+    [
+      "a default of what its schema cannot compile",
+      z.object({
+        code: z
+          .string()
+          .refine((c) => c !== "x")
+          .default("y"),
+      }),
+    ],
+    ["a transform not in REQUEST_RULES", z.object({ name: z.string().transform((s) => s.trim()) })],
+    [
+      "a union whose first option may be unsure",
+      z.object({ u: z.union([z.object({ n: z.coerce.number() }), z.string()]) }),
+    ],
     ["a default inside an optional", z.object({ name: z.string().default("x").optional() })],
     ["an infinite default", z.object({ limit: z.number().default(Number.POSITIVE_INFINITY) })],
     ["a bound that is not a number", z.object({ limit: z.number().max(Number.NaN) })],

@@ -5,7 +5,7 @@ import { now } from "../../clock";
 import { deadlinePolicy, urlPolicy } from "../../config";
 import { createApplication as storeApplication } from "../../db/application-create";
 import { loadPresented } from "../../db/application-reads";
-import { database } from "../../db/client";
+import { routedClient } from "../../db/routing";
 import { STORAGE_QUOTA_PROBLEM, StorageQuotaExceeded } from "../../db/storage";
 import { planCreate } from "../../domain/application-operations";
 import { duplicateKey } from "../../domain/duplicates";
@@ -57,7 +57,7 @@ const route = {
 /**
  * Creates the application with its lines and first event in one batch, or answers the duplicate
  * (spec rule 1) that the write path found: the rules are the domain's (planCreate), the duplicate check
- * the database's (src/db/application-write.ts).
+ * the database's (src/db/application-create.ts).
  */
 export const createApplication = openApiRoute(route, async (c) => {
   const input = c.req.valid("json");
@@ -65,18 +65,18 @@ export const createApplication = openApiRoute(route, async (c) => {
   const cfg = c.var.config;
   const at = now();
   const plan = orRefuse(planCreate(input, { ...planContext(at, deadlinePolicy(cfg)), urlPolicy: urlPolicy(cfg) }));
-  const db = database(c.env);
+  const client = routedClient(c.env);
   const owner = { partnerId, fingerprint: await sha256Hex(duplicateKey(input)), quota: cfg.STORAGE_QUOTA_BYTES };
   let stored: Awaited<ReturnType<typeof storeApplication>>;
   try {
-    stored = await storeApplication(db, plan, owner);
+    stored = await storeApplication(client, plan, owner);
   } catch (error) {
     if (error instanceof StorageQuotaExceeded) throw ApiError.of([STORAGE_QUOTA_PROBLEM]);
     throw error;
   }
   if (stored.outcome === "conflict") throw ApiError.of([CONCURRENT_MODIFICATION]);
   if (stored.outcome === "duplicate") {
-    const existing = await loadPresented(db.$client, partnerId, stored.id);
+    const existing = await loadPresented(client, partnerId, stored.id);
     if (!existing) throw ApiError.of([CONCURRENT_MODIFICATION]);
     return c.json(await presentApplication(existing, presentContext(c)), 200);
   }

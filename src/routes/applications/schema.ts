@@ -6,6 +6,7 @@ import { APPLICATION_STATES, CANCEL_REASONS, LINE_STATES, STATE_REASONS } from "
 import { DOCUMENT_TYPES } from "../../domain/documents";
 import { FINANCING_TYPES } from "../../domain/financing-terms";
 import { MAX_REASON_LENGTH } from "../../domain/plan";
+import { REQUEST_RULES } from "../../domain/request-rules";
 import { listOf, withDefault } from "../../http/openapi";
 import { type Infer, schema, z } from "../../lazy-schema";
 
@@ -23,24 +24,11 @@ export const ITEM_TYPES = [
 export const ADDRESS_TYPES = ["BILLING", "DELIVERY", "PERMANENT", "CONTACT"] as const;
 export const CHANNELS = ["ESHOP", "MOBILE_APP", "POS"] as const;
 
-// ISO 3166-1 alpha-2, officially assigned codes.
-const COUNTRIES = new Set(
-  (
-    "AD AE AF AG AI AL AM AO AQ AR AS AT AU AW AX AZ BA BB BD BE BF BG BH BI BJ BL BM BN BO BQ BR BS BT BV BW BY BZ " +
-    "CA CC CD CF CG CH CI CK CL CM CN CO CR CU CV CW CX CY CZ DE DJ DK DM DO DZ EC EE EG EH ER ES ET FI FJ FK FM FO " +
-    "FR GA GB GD GE GF GG GH GI GL GM GN GP GQ GR GS GT GU GW GY HK HM HN HR HT HU ID IE IL IM IN IO IQ IR IS IT JE " +
-    "JM JO JP KE KG KH KI KM KN KP KR KW KY KZ LA LB LC LI LK LR LS LT LU LV LY MA MC MD ME MF MG MH MK ML MM MN MO " +
-    "MP MQ MR MS MT MU MV MW MX MY MZ NA NC NE NF NG NI NL NO NP NR NU NZ OM PA PE PF PG PH PK PL PM PN PR PS PT PW " +
-    "PY QA RE RO RS RU RW SA SB SC SD SE SG SH SI SJ SK SL SM SN SO SR SS ST SV SX SY SZ TC TD TF TG TH TJ TK TL TM " +
-    "TN TO TR TT TV TW TZ UA UG UM US UY UZ VA VC VE VG VI VN VU WF WS YE YT ZA ZM ZW"
-  ).split(" "),
-);
-
 /** Amounts beyond ±10^12 minor units are refused so that sums stay exact far inside 2^53. */
 const MAX_AMOUNT = 1_000_000_000_000;
 const amount = schema(() => z.number().int("must be an integer").min(-MAX_AMOUNT).max(MAX_AMOUNT));
 const currency = schema(() => z.string().regex(/^[A-Z]{3}$/, "must be an ISO 4217 code of three capital letters"));
-const text = (max: number) => z.string().trim().min(1, "must not be empty").max(max);
+const text = (max: number) => z.string().overwrite(REQUEST_RULES.trimmed).min(1, "must not be empty").max(max);
 
 /** A payment reference: digits only, so no separator can be ambiguous in the stored list or a filter. */
 export const VariableSymbol = schema(() => z.string().regex(/^[0-9]{1,10}$/, "must be 1 to 10 digits"));
@@ -92,15 +80,10 @@ export const Customer = schema(() =>
         .openapi({ example: "+420777123456" }),
       fraudPreventionData: FraudPreventionData().optional(),
     })
-    .superRefine((customer, ctx) => {
-      if (!customer.fullName && !(customer.firstName && customer.lastName)) {
-        ctx.addIssue({
-          code: "custom",
-          path: ["fullName"],
-          message: "is required (or firstName with lastName)",
-          params: { code: "REQUIRED" },
-        });
-      }
+    .refine(REQUEST_RULES.hasCustomerName, {
+      path: ["fullName"],
+      message: "is required (or firstName with lastName)",
+      params: { code: "REQUIRED" },
     })
     .openapi("Customer"),
 );
@@ -110,10 +93,7 @@ export const Address = schema(() =>
     .object({
       name: text(200).optional(),
       city: text(100).optional(),
-      country: z
-        .string()
-        .refine((c) => COUNTRIES.has(c), "must be an ISO 3166 alpha-2 country code")
-        .optional(),
+      country: z.string().refine(REQUEST_RULES.isCountry, "must be an ISO 3166 alpha-2 country code").optional(),
       streetAddress: text(200).optional(),
       streetNumber: text(100).optional(),
       zip: text(30).optional(),
@@ -158,7 +138,7 @@ export const OrderContent = schema(() =>
  */
 const DeliveryCarrierInput = schema(() =>
   z
-    .union([z.object({ carrierId: text(250) }), text(250).transform((carrierId) => ({ carrierId }))])
+    .union([z.object({ carrierId: text(250) }), text(250).transform(REQUEST_RULES.carrierOf)])
     .openapi({ description: "`{carrierId}`, or the carrier's name as a string (read as `{carrierId}`)" }),
 );
 
@@ -166,14 +146,10 @@ export const OrderInput = schema(() =>
   OrderContent()
     .extend({
       number: text(100).openapi({ example: "2026-000123" }),
-      reservationDate: DateTimeInput()
-        .nullish()
-        .transform((v) => v ?? undefined),
+      reservationDate: DateTimeInput().nullish().transform(REQUEST_RULES.absentIfNull),
       addresses: listOf(Address(), 10).optional(),
       variableSymbols: withDefault(listOf(VariableSymbol(), 10), []),
-      deliveryCarrier: DeliveryCarrierInput()
-        .nullish()
-        .transform((v) => v ?? undefined),
+      deliveryCarrier: DeliveryCarrierInput().nullish().transform(REQUEST_RULES.absentIfNull),
       channel: z.enum(CHANNELS).optional(),
     })
     .openapi("OrderInput"),

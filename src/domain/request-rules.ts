@@ -1,0 +1,34 @@
+/**
+ * The rules the request schemas check or apply beyond their shape, as plain functions: zod runs them
+ * (the routes' schemas refine and transform with them), and so do the validators the build compiles
+ * from those schemas (src/http/request-compiler.ts calls each by its name here), so both apply the
+ * very same rule. A function a schema uses that is not listed here makes the compiler leave it to zod.
+ */
+
+// ISO 3166-1 alpha-2, officially assigned codes.
+const COUNTRIES = new Set(
+  (
+    "AD AE AF AG AI AL AM AO AQ AR AS AT AU AW AX AZ BA BB BD BE BF BG BH BI BJ BL BM BN BO BQ BR BS BT BV BW BY BZ " +
+    "CA CC CD CF CG CH CI CK CL CM CN CO CR CU CV CW CX CY CZ DE DJ DK DM DO DZ EC EE EG EH ER ES ET FI FJ FK FM FO " +
+    "FR GA GB GD GE GF GG GH GI GL GM GN GP GQ GR GS GT GU GW GY HK HM HN HR HT HU ID IE IL IM IN IO IQ IR IS IT JE " +
+    "JM JO JP KE KG KH KI KM KN KP KR KW KY KZ LA LB LC LI LK LR LS LT LU LV LY MA MC MD ME MF MG MH MK ML MM MN MO " +
+    "MP MQ MR MS MT MU MV MW MX MY MZ NA NC NE NF NG NI NL NO NP NR NU NZ OM PA PE PF PG PH PK PL PM PN PR PS PT PW " +
+    "PY QA RE RO RS RU RW SA SB SC SD SE SG SH SI SJ SK SL SM SN SO SR SS ST SV SX SY SZ TC TD TF TG TH TJ TK TL TM " +
+    "TN TO TR TT TV TW TZ UA UG UM US UY UZ VA VC VE VG VI VN VU WF WS YE YT ZA ZM ZW"
+  ).split(" "),
+);
+
+/** Whether a customer is named: a full name, or a first name with a last name. */
+const hasCustomerName = (customer: { fullName?: string; firstName?: string; lastName?: string }) =>
+  Boolean(customer.fullName || (customer.firstName && customer.lastName));
+
+export const REQUEST_RULES = {
+  /** Text as it is stored: without the blanks around it. */
+  trimmed: (text: string) => text.trim(),
+  hasCustomerName,
+  isCountry: (code: string) => COUNTRIES.has(code),
+  /** A value given as null reads as left out. */
+  absentIfNull: <T>(value: T | null | undefined) => value ?? undefined,
+  /** The carrier's name alone reads as `{carrierId}`. */
+  carrierOf: (carrierId: string) => ({ carrierId }),
+};
