@@ -62,28 +62,30 @@ const DRIZZLE = [/^node_modules\/drizzle-orm\//, /^src\/db\/(schema|client|appli
 const ZOD = [/^node_modules\/(zod|@hono\/zod-openapi|@hono\/zod-validator|@asteasolutions\/zod-to-openapi)\//];
 
 /**
- * What a first request must not load, by the module imported on demand for it (a route group in
- * ROUTE_GROUPS, src/app.ts, or an operation its group lists). The gateway page, the first request of many
- * a cold isolate, reads through the statements built ahead of time and renders without zod; Drizzle, the
- * schema and the write path come with the first submit (src/gateway/answer.ts). A GET of an application
- * reads the same way, and its request is checked by validators compiled ahead of time
- * (generated/validators.ts); its module is its own, not its group's. So is the notifications log's: its
- * query is compiled too, and a page in its own order reads through statements (a sorted or filtered one
- * loads the collection's keyset query). The other lists' queries are compiled as well: their first
- * request loads Drizzle, but zod only with a filter. So are the item operations' headers and bodies:
- * zod only for a request naming its items (bench/tried.md).
+ * Every module of src/routes imported on demand: an operation's, on its first request (its group lists
+ * it), or a group's. None loads zod: every route's request is checked by validators compiled from its
+ * zod schemas (generated/validators.ts, src/http/request-compiler.ts), and zod comes only with a request
+ * they are not sure of (a refusal, to word it; a list's filter).
+ */
+const ROUTE_MODULE = /^src\/routes\/[^/]+\/[^/]+\.ts$/;
+
+/**
+ * What else a first request must not load, by the module imported on demand for it: Drizzle and the
+ * schema, for the cold rows of bench/startup.ts and the operations beside them. The gateway page, the
+ * first request of many a cold isolate, reads through the statements built ahead of time and renders
+ * without zod; Drizzle, the schema and the write path come with the first submit (src/gateway/answer.ts).
+ * A GET of an application reads the same way; the notifications log too, for a page in its own order (a
+ * sorted or filtered one loads the collection's keyset query). A create and the item operations write
+ * through src/db/writes.ts, the SQL Drizzle would write bound without it (bench/tried.md).
  */
 const NOT_ON_COLD_PATH: Record<string, RegExp[]> = {
   "src/gateway/index.ts": [...ZOD, ...DRIZZLE],
-  "src/routes/applications/get.ts": [...ZOD, ...DRIZZLE],
-  "src/routes/applications/create.ts": [...ZOD, ...DRIZZLE],
-  "src/routes/notifications/delivery-log.ts": [...ZOD, ...DRIZZLE],
-  "src/routes/applications/list.ts": ZOD,
-  "src/routes/refunds/list.ts": ZOD,
-  "src/routes/notifications/list.ts": ZOD,
-  "src/routes/orders/send.ts": [...ZOD, ...DRIZZLE],
-  "src/routes/orders/deliver.ts": [...ZOD, ...DRIZZLE],
-  "src/routes/orders/cancel-items.ts": [...ZOD, ...DRIZZLE],
+  "src/routes/applications/get.ts": DRIZZLE,
+  "src/routes/applications/create.ts": DRIZZLE,
+  "src/routes/notifications/delivery-log.ts": DRIZZLE,
+  "src/routes/orders/send.ts": DRIZZLE,
+  "src/routes/orders/deliver.ts": DRIZZLE,
+  "src/routes/orders/cancel-items.ts": DRIZZLE,
 };
 
 /** Every input and runtime module an entry (or a module imported on demand) loads before it runs: its static imports, transitively. */
@@ -189,7 +191,14 @@ if (args.entry === "src/index.ts") {
         "(await import(), as src/app.ts loads the route groups), not from the entry or the middleware chain.",
     );
   }
-  for (const [module, forbidden] of Object.entries(NOT_ON_COLD_PATH)) {
+  const routeModules = Object.values(metafile.outputs).flatMap((output) =>
+    output.entryPoint && ROUTE_MODULE.test(output.entryPoint) ? [output.entryPoint] : [],
+  );
+  const notOnColdPath = [
+    ...routeModules.map((module): [string, RegExp[]] => [module, ZOD]),
+    ...Object.entries(NOT_ON_COLD_PATH),
+  ];
+  for (const [module, forbidden] of notOnColdPath) {
     const misplaced = misplacedIn(module, forbidden);
     if (misplaced.size > 0) {
       refuse(

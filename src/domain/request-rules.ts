@@ -18,6 +18,9 @@ const COUNTRIES = new Set(
   ).split(" "),
 );
 
+/** Standard base64, padded. */
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
 /** Whether a customer is named: a full name, or a first name with a last name. */
 const hasCustomerName = (customer: { fullName?: string; firstName?: string; lastName?: string }) =>
   Boolean(customer.fullName || (customer.firstName && customer.lastName));
@@ -31,4 +34,17 @@ export const REQUEST_RULES = {
   absentIfNull: <T>(value: T | null | undefined) => value ?? undefined,
   /** The carrier's name alone reads as `{carrierId}`. */
   carrierOf: (carrierId: string) => ({ carrierId }),
+  /** A cancel without a reason (or with null) is for another reason. */
+  cancelReasonOf: <T extends string>(reason: T | null | undefined) => reason ?? "APPLICATION_CANCELLED_OTHER",
+  /** An item selector names an item by at least one of code, ean, name, type (spec rule 3). */
+  namesAnItem: (s: { code?: string; ean?: string; name?: string; type?: string }) =>
+    s.code ?? s.ean ?? s.name ?? s.type,
+  /** File content: base64, line breaks allowed. */
+  isBase64Content: (content: string) => BASE64.test(content.replace(/[\r\n]/g, "")),
+  /** A returned document's file given as its base64 content alone reads as `{content}`. */
+  fileOf: (file: unknown) => (typeof file === "string" ? { content: file } : file),
+  /** An amount-only return (no items) says its amount. */
+  returnHasAmount: (r: { items?: unknown[]; totalPrice?: unknown }) => !(r.items?.length === 0 && !r.totalPrice),
+  /** A replay's range ends after it starts, where it says its end. */
+  endsAfterStart: (r: { from: string; to?: string }) => !(r.to !== undefined && Date.parse(r.to) <= Date.parse(r.from)),
 };

@@ -264,7 +264,8 @@ function lengthCheck(c: CheckDef, input: string): string | null {
 /**
  * A pipe the compiler knows: `listOf`'s array (LISTS; its preprocess refuses an array past the limit
  * before zod walks it, which the array's own checks repeat, as the compiled check does before the
- * elements), `withDefault`'s field (WITH_DEFAULTS), or a schema into a transform of REQUEST_RULES.
+ * elements), `withDefault`'s field (WITH_DEFAULTS), a schema into a transform of REQUEST_RULES, or
+ * one of them into a schema (a preprocess).
  */
 function emitPipe(schema: unknown, def: Def, input: string, out: Emitter): string | null {
   if (!onlyKeys(def, ["type", "in", "out"])) return null;
@@ -274,14 +275,26 @@ function emitPipe(schema: unknown, def: Def, input: string, out: Emitter): strin
     if (inner.type !== "optional") return null;
     return emitDefaulted(WITH_DEFAULTS.get(schema as z.ZodType), inner.innerType, input, out);
   }
-  const transform = defOf(def.out);
-  const rule =
-    transform.type === "transform" && onlyKeys(transform, ["type", "transform"]) ? out.rule(transform.transform) : null;
-  if (rule === null) return null;
+  const ruleOf = (part: unknown) => {
+    const transform = defOf(part);
+    return transform.type === "transform" && onlyKeys(transform, ["type", "transform"])
+      ? out.rule(transform.transform)
+      : null;
+  };
+  // A preprocess: the rule, then the schema.
+  const before = ruleOf(def.in);
+  if (before !== null) {
+    const prepared = out.name("r");
+    out.lines.push(`const ${prepared} = ${before}(${input} as never);`);
+    return emit(def.out, prepared, out);
+  }
+  // A transform: the schema, then the rule.
+  const after = ruleOf(def.out);
+  if (after === null) return null;
   const checked = emit(def.in, input, out);
   if (checked === null) return null;
   const result = out.name("r");
-  out.lines.push(`const ${result} = ${rule}(${checked} as never);`);
+  out.lines.push(`const ${result} = ${after}(${checked} as never);`);
   return result;
 }
 

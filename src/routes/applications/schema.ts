@@ -190,11 +190,9 @@ export const CancelApplicationRequest = schema(() =>
       reason: z
         .enum(CANCEL_REASONS)
         .nullish()
-        .transform((v) => v ?? "APPLICATION_CANCELLED_OTHER")
+        .transform(REQUEST_RULES.cancelReasonOf)
         .openapi({ description: "Default APPLICATION_CANCELLED_OTHER" }),
-      customReason: text(MAX_REASON_LENGTH)
-        .nullish()
-        .transform((v) => v ?? undefined),
+      customReason: text(MAX_REASON_LENGTH).nullish().transform(REQUEST_RULES.absentIfNull),
     })
     .openapi("CancelApplicationRequest"),
 );

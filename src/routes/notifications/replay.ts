@@ -1,5 +1,6 @@
 import { session } from "../../auth/require-session";
 import { now } from "../../clock";
+import { REQUEST_RULES } from "../../domain/request-rules";
 import { ApiError } from "../../http/errors";
 import {
   bearerSecurity,
@@ -28,15 +29,10 @@ const ReplayRequest = schema(() =>
       to: DateTimeInput().optional().openapi({ description: "… and before this one (default: now)" }),
       applicationId: z.string().min(1).max(64).optional().openapi({ description: "Only this application's events" }),
     })
-    .superRefine((request, ctx) => {
-      if (request.to !== undefined && Date.parse(request.to) <= Date.parse(request.from)) {
-        ctx.addIssue({
-          code: "custom",
-          path: ["to"],
-          message: "must be after from",
-          params: { code: "INVALID_VALUE" },
-        });
-      }
+    .refine(REQUEST_RULES.endsAfterStart, {
+      path: ["to"],
+      message: "must be after from",
+      params: { code: "INVALID_VALUE" },
     })
     .openapi("ReplayRequest"),
 );

@@ -1,19 +1,14 @@
 /** Schemas of the order operations (spec "Cancel order items / Return / Send order items", CONTRACT 5). */
 import { DOCUMENT_TYPES } from "../../domain/documents";
 import { MAX_REASON_LENGTH } from "../../domain/plan";
+import { REQUEST_RULES } from "../../domain/request-rules";
 import { listOf } from "../../http/openapi";
 import { schema, z } from "../../lazy-schema";
 import { ITEM_TYPES, Money, OrderContent, VariableSymbol, Vat } from "../applications/schema";
 
-/** Standard base64, padded. */
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-
 /** File content: base64, line breaks allowed (a URL is not: files travel in the request). */
 const base64Content = schema(() =>
-  z
-    .string()
-    .min(1)
-    .refine((content) => BASE64.test(content.replace(/[\r\n]/g, "")), "must be base64 content (line breaks allowed)"),
+  z.string().min(1).refine(REQUEST_RULES.isBase64Content, "must be base64 content (line breaks allowed)"),
 );
 
 const identifier = (max: number) => z.string().min(1).max(max);
@@ -30,7 +25,7 @@ export const ItemSelector = schema(() =>
         description: "Units to act on; omitted means every remaining unit of the matching items",
       }),
     })
-    .refine((s) => s.code ?? s.ean ?? s.name ?? s.type, {
+    .refine(REQUEST_RULES.namesAnItem, {
       message: "give at least one of code, ean, name, type",
       params: { code: "REQUIRED" },
     })
@@ -82,7 +77,7 @@ export const ReturnDocument = schema(() =>
       // Skip Pay's partners send the content alone, a string: read as `{content}`, its type taken from its
       // first bytes (PDF, PNG, JPEG, GIF) and named by the document type (docs/skippay-compatibility.md, P2).
       file: z.preprocess(
-        (file) => (typeof file === "string" ? { content: file } : file),
+        REQUEST_RULES.fileOf,
         z
           .object({
             filename: z
@@ -115,15 +110,10 @@ export const ReturnRequest = schema(() =>
       variableSymbol: VariableSymbol().optional(),
       document: ReturnDocument().optional(),
     })
-    .superRefine((request, ctx) => {
-      if (request.items?.length === 0 && !request.totalPrice) {
-        ctx.addIssue({
-          code: "custom",
-          path: ["totalPrice"],
-          message: "an amount-only return (items: []) needs totalPrice",
-          params: { code: "REQUIRED" },
-        });
-      }
+    .refine(REQUEST_RULES.returnHasAmount, {
+      path: ["totalPrice"],
+      message: "an amount-only return (items: []) needs totalPrice",
+      params: { code: "REQUIRED" },
     })
     .openapi("ReturnRequest"),
 );
