@@ -1,9 +1,9 @@
 /**
  * The database of the Worker: one Drizzle instance per D1 binding, each statement sent to the D1 session
- * of the request that runs it, and queries prepared once and kept. What reaches into Drizzle's
- * internals to make the hot paths cheap (the relational row mapper, prepared inserts and updates,
- * conditions taken apart, the statements built ahead of time) lives fenced in src/db/compiler/. The
- * client underneath, which sends each statement to the request's D1 session, is src/db/routing.ts.
+ * of the request that runs it. What reaches into Drizzle's internals to make the hot paths cheap (the
+ * relational row mapper, conditions taken apart, the statements and the write tables built ahead of
+ * time) lives fenced in src/db/compiler/. The client underneath, which sends each statement to the
+ * request's D1 session, is src/db/routing.ts; the writes run on it without Drizzle (src/db/writes.ts).
  */
 import { drizzle } from "drizzle-orm/d1";
 import type { Env } from "../config";
@@ -29,20 +29,4 @@ export function database(env: Env): Database {
     instances.set(env.DB, db);
   }
   return db;
-}
-
-/**
- * A query built once per database and reused with new placeholder values: building SQL through
- * Drizzle's builders costs more CPU than the D1 call itself on a hot path like reading an application.
- */
-export function prepared<T>(build: (db: Database) => T): (db: Database) => T {
-  const cache = new WeakMap<Database, T>();
-  return (db) => {
-    let query = cache.get(db);
-    if (query === undefined) {
-      query = build(db);
-      cache.set(db, query);
-    }
-    return query;
-  };
 }

@@ -43,10 +43,19 @@ function column(table: WriteTableName, key: string): WriteColumn {
   return found;
 }
 
-/** `"table"."column" = ?` for each key, joined as Drizzle's `and` joins them. */
+/**
+ * `"table"."column" = ?` for each key, joined as Drizzle's `and` joins them. Only plain columns: a value
+ * is bound as it is, as Drizzle binds `eq(column, placeholder)`, which would not match a JSON or boolean
+ * column's stored form.
+ */
 function matching(table: WriteTableName, keys: readonly string[]): string {
+  if (keys.length === 0) throw new Error(`${table}: a write matching no column`);
   const name = quoted(WRITE_TABLES[table].name);
-  const conditions = keys.map((key) => `${name}.${quoted(column(table, key).name)} = ?`);
+  const conditions = keys.map((key) => {
+    const matched = column(table, key);
+    if (matched.encoding) throw new Error(`${table}: matching on ${key}, a ${matched.encoding} column`);
+    return `${name}.${quoted(matched.name)} = ?`;
+  });
   return conditions.length === 1 ? conditions[0]! : `(${conditions.join(" and ")})`;
 }
 
@@ -95,6 +104,8 @@ export function updateWhere<T extends WriteTableName>(
 ): D1PreparedStatement {
   const { name, columns } = WRITE_TABLES[table];
   const setColumns = columns.filter((c) => (set as Row)[c.key] !== undefined);
+  // As Drizzle's update refuses it ("No values to set").
+  if (setColumns.length === 0) throw new Error(`${table}: an update that sets nothing`);
   const matchKeys = Object.keys(match);
   const sql = text(`update|${table}|${setColumns.map((c) => c.key).join(",")}|${matchKeys.join(",")}`, () => {
     const assignments = setColumns.map((c) => `${quoted(c.name)} = ?`).join(", ");

@@ -69,8 +69,7 @@ export function openApiRoute<D extends RouteDefinition>(
   handler: RouteHandler<Defined<D>, HonoEnv>,
 ): OpenApiRoute {
   const { request, responses, ...rest } = definition;
-  const method = definition.method.toUpperCase();
-  const path = definition.path.replaceAll(/\/{(.+?)}/g, "/:$1");
+  const { method, path } = addressOf(definition);
   const config = async (parts: Pick<RouteConfig, "responses">) => {
     const { createRoute } = await loadZod();
     return createRoute({ ...rest, ...(request ? { request: request() } : {}), ...parts });
@@ -124,10 +123,15 @@ export async function serveRoute(
     return target === "json" ? [jsonMediaType, validate] : [validate];
   });
   const middleware = rest.middleware ? [rest.middleware].flat() : [];
-  const method = definition.method.toUpperCase();
-  const path = definition.path.replaceAll(/\/{(.+?)}/g, "/:$1");
+  const { method, path } = addressOf(definition);
   return new Hono<HonoEnv>().on([method], [path], ...middleware, ...validators, handler as never);
 }
+
+/** The method (upper case) and the path as Hono routes it (`:param`) of a route's definition. */
+const addressOf = (definition: RouteDefinition) => ({
+  method: definition.method.toUpperCase(),
+  path: definition.path.replaceAll(/\/{(.+?)}/g, "/:$1"),
+});
 
 type CompiledPart = (typeof COMPILED_PARTS)[number][1];
 

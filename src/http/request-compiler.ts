@@ -1,23 +1,24 @@
 /**
  * Compiles a route's request validators from its zod schemas, ahead of time, into plain functions
  * (generated/validators.ts, written by scripts/validators-artefact.ts): a route whose request they cover
- * is served without zod (`openApiRoute` in ./openapi.ts). zod stays the single source: a compiled
+ * is served without zod (`serveRoute` in ./openapi.ts). zod stays the single source: a compiled
  * validator only answers what zod's parse answers for a request it is sure is valid, and `undefined`
  * for any other, which zod then parses, refusing it with its own problems. It knows the path, query,
- * headers and JSON body where their schemas are plain: objects, strings (with length, pattern and the
- * date, date-time and e-mail formats zod checks by a pattern alone), enums, literals, numbers (integer
- * and range; a query's coerced only from plain digits), the arrays of `listOf`, optional or with a
- * default. An optional field whose schema it does not know makes it unsure only when the field is given
- * (a send that names its items is zod's to read, a send of everything is not). A request with any other
- * part, or a required field of another kind, is not compiled, and zod validates it as before. zod's
- * internals (`_zod.def` and its checks' defs) are read here and nowhere else: a zod upgrade that changes
- * them fails test/http/request-compiler.test.ts.
+ * headers (read by their names in lower case) and JSON body where their schemas are made of: objects,
+ * strings (lengths, patterns, the date, date-time and e-mail formats zod checks by a pattern alone, zod's
+ * URL check), enums, literals, booleans, numbers (integer and range; a query's coerced only from plain
+ * digits), optionals, nullables, defaults, unions, `listOf`'s arrays and `withDefault`'s fields (their
+ * registries, LISTS and WITH_DEFAULTS), and the refinements, overwrites and transforms of
+ * REQUEST_RULES (./request-rules.ts), which it calls by name. An optional field it does not know makes
+ * it unsure only when the field is given; any other schema it does not know leaves the whole request to
+ * zod. Today every route's request compiles. zod's internals (`_zod.def`, its checks' defs, `optin`) are
+ * read here and nowhere else: a zod upgrade that changes them fails test/http/request-compiler.test.ts.
  */
 import { isDeepStrictEqual } from "node:util";
-import { REQUEST_RULES } from "../domain/request-rules";
 import { loadZod, z } from "../lazy-schema";
 import { COMPILED_PARTS, type CompiledTarget } from "./compiled-request";
 import { LISTS, type OpenApiRoute, WITH_DEFAULTS } from "./openapi";
+import { REQUEST_RULES } from "./request-rules";
 
 /** Hono's name of each request part the compiler knows, by the definition's. */
 const TARGETS: Record<string, CompiledTarget | undefined> = Object.fromEntries(
@@ -37,6 +38,23 @@ interface CheckDef {
 }
 
 const checkDefOf = (check: unknown): CheckDef => (check as { _zod: { def: CheckDef } })._zod.def;
+
+/**
+ * Whether zod's schema may take undefined as a value of its own (a default, a preprocess…): an optional
+ * then runs it on undefined too. Not `listOf`'s: its preprocess hands undefined on to its array, which
+ * refuses it, so the optional answers undefined.
+ */
+const optionalIn = (schema: unknown) =>
+  (schema as { _zod: { optin?: string } })._zod.optin === "optional" && !LISTS.has(schema as z.ZodType);
+
+/** Kinds whose compiled output is never undefined: the value checked, a new object or array, a default. */
+const NEVER_UNDEFINED = ["object", "string", "number", "boolean", "enum", "literal", "array", "default"];
+
+/** Whether what the compiled check answers for a valid value may be undefined (a transform's, an optional's…). */
+const mayBeUndefined = (schema: unknown) =>
+  !NEVER_UNDEFINED.includes(defOf(schema).type) &&
+  !LISTS.has(schema as z.ZodType) &&
+  !WITH_DEFAULTS.has(schema as z.ZodType);
 
 /** A validator's statements (each returns `undefined` where the value is not certainly valid), and fresh names. */
 class Emitter {
@@ -83,7 +101,10 @@ function emit(schema: unknown, input: string, out: Emitter): string | null {
     case "array":
       return emitArray(def, input, out);
     case "optional":
-      return onlyKeys(def, ["type", "innerType"]) ? emitUnless("undefined", def.innerType, input, out) : null;
+      // zod runs an inner schema that takes undefined itself (a default…) even on undefined: zod's.
+      return onlyKeys(def, ["type", "innerType"]) && !optionalIn(def.innerType)
+        ? emitUnless("undefined", def.innerType, input, out)
+        : null;
     case "nullable":
       return onlyKeys(def, ["type", "innerType"]) ? emitUnless("null", def.innerType, input, out) : null;
     case "union":
@@ -139,7 +160,7 @@ function emitObject(def: Def, input: string, out: Emitter, keyOf = (key: string)
       const checked = emit(field, value, out);
       if (checked === null) return null;
       // As zod's object: a value that comes out undefined (a transform's) is kept only for a key given.
-      if (fieldDef.type === "pipe" && !LISTS.has(field as z.ZodType) && !WITH_DEFAULTS.has(field as z.ZodType)) {
+      if (mayBeUndefined(field)) {
         out.lines.push(
           `if (${checked} !== undefined) ${result}[${name}] = ${checked};`,
           `else if (${read} in ${input}) ${result}[${name}] = undefined;`,
@@ -147,9 +168,8 @@ function emitObject(def: Def, input: string, out: Emitter, keyOf = (key: string)
       } else out.lines.push(`${result}[${name}] = ${checked};`);
       continue;
     }
-    if (!onlyKeys(fieldDef, ["type", "innerType"])) return null;
-    // zod applies a default inside an optional to an absent key too: zod's to answer.
-    if (defOf(fieldDef.innerType).type === "default") return null;
+    // zod runs an inner schema that takes undefined itself (a default…) on an absent key too: zod's.
+    if (!onlyKeys(fieldDef, ["type", "innerType"]) || optionalIn(fieldDef.innerType)) return null;
     // As zod's object: an absent key stays absent, a key present as undefined is kept so.
     const absent = `if (${read} in ${input}) ${result}[${name}] = undefined;`;
     const checked = emitBlock(
@@ -201,6 +221,8 @@ function emitString(def: Def, input: string, out: Emitter): string | null {
       if (!(check.pattern instanceof RegExp)) return null;
       refused.push(`!/${check.pattern.source}/${check.pattern.flags}.test(${value})`);
     } else if (check.check === "string_format" && check.format === "url") {
+      // A normalized URL (zod answers its href) is zod's.
+      if (check.normalize) return null;
       flush();
       value = emitUrl(check, value, out);
     } else if (check.check === "custom" || check.check === "overwrite") {
@@ -273,7 +295,8 @@ function emitPipe(schema: unknown, def: Def, input: string, out: Emitter): strin
   if (WITH_DEFAULTS.has(schema as z.ZodType)) {
     const inner = defOf(def.in);
     if (inner.type !== "optional") return null;
-    return emitDefaulted(WITH_DEFAULTS.get(schema as z.ZodType), inner.innerType, input, out);
+    // Its transform is `v ?? value`: null from the schema reads as the default too.
+    return emitDefaulted(WITH_DEFAULTS.get(schema as z.ZodType), inner.innerType, input, out, "null");
   }
   const ruleOf = (part: unknown) => {
     const transform = defOf(part);
@@ -309,8 +332,8 @@ function emitUnion(def: Def, input: string, out: Emitter): string | null {
   out.lines.push(`let ${result}: unknown;`);
   let depth = 0;
   for (const [i, option] of options.entries()) {
-    // An option that may answer undefined would read as one that refused.
-    if (["optional", "undefined", "default", "unknown", "any"].includes(defOf(option).type)) return null;
+    // An option before the last that may answer undefined would read as one that refused.
+    if (i < options.length - 1 && mayBeUndefined(option)) return null;
     const unsure = out.unsure;
     const fn = out.name("option");
     const checked = emitBlock(
@@ -393,7 +416,7 @@ function emitDefault(def: Def, input: string, out: Emitter): string | null {
 }
 
 /** `value` where the input is undefined, else `inner`'s: a literal that JSON writes exactly (a list, a number…). */
-function emitDefaulted(value: unknown, inner: unknown, input: string, out: Emitter): string | null {
+function emitDefaulted(value: unknown, inner: unknown, input: string, out: Emitter, alsoFor?: "null"): string | null {
   const literal = JSON.stringify(value);
   if (literal === undefined || Object.is(value, -0) || !isDeepStrictEqual(JSON.parse(literal), value)) return null;
   const result = out.name("d");
@@ -402,7 +425,12 @@ function emitDefaulted(value: unknown, inner: unknown, input: string, out: Emitt
     out,
     `if (${input} !== undefined) {`,
     () => emit(inner, input, out),
-    (checked) => [`${result} = ${checked};`],
+    // As zod's default: what comes out undefined (or, `alsoFor`, null) is the default as well.
+    (checked) => [
+      mayBeUndefined(inner)
+        ? `if (${checked} !== undefined${alsoFor ? ` && ${checked} !== ${alsoFor}` : ""}) ${result} = ${checked};`
+        : `${result} = ${checked};`,
+    ],
   );
   return checked === null ? null : result;
 }
@@ -475,7 +503,7 @@ export async function validatorsModule(routes: readonly OpenApiRoute[]): Promise
   return [
     "// Written by scripts/validators-artefact.ts from the routes' zod schemas (src/http/request-compiler.ts): do not edit.",
     ...(entries.some((line) => line.includes("REQUEST_RULES."))
-      ? ['import { REQUEST_RULES } from "../src/domain/request-rules";']
+      ? ['import { REQUEST_RULES } from "../src/http/request-rules";']
       : []),
     'import type { CompiledRequest } from "../src/http/compiled-request";',
     "",

@@ -181,7 +181,11 @@ const columnValue = (column: WriteColumn) =>
       ? fc.oneof(fc.constant(null), fc.boolean())
       : fc.oneof(fc.constant(null), fc.string({ maxLength: 5 }), fc.integer());
 
-/** A row of the table: every column given, but a column with a default may be left out. */
+/**
+ * A row of the table: every column given, but a column with a default may be left out. (A column without
+ * one left out is NULL either way, but Drizzle writes it into the SQL as `null` where the writes bind it:
+ * the stored-row tests above compare that case.)
+ */
 const rowOf = (table: WriteTableName) =>
   fc.record(
     Object.fromEntries(

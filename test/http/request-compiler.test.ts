@@ -4,10 +4,10 @@ import { transformSync } from "esbuild";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { COMPILED_REQUESTS } from "../../generated/validators";
-import { REQUEST_RULES } from "../../src/domain/request-rules";
 import { COMPILED_PARTS, type CompiledRequest } from "../../src/http/compiled-request";
 import { listOf, type OpenApiRoute, withDefault } from "../../src/http/openapi";
 import { compileValidator, validatorsModule } from "../../src/http/request-compiler";
+import { REQUEST_RULES } from "../../src/http/request-rules";
 import { loadZod, z } from "../../src/lazy-schema";
 import { documentedRoutes } from "../../src/routes/system/openapi";
 
@@ -319,6 +319,9 @@ describe("compileValidator", () => {
         .object({ fullName: z.string().optional(), firstName: z.string().optional(), lastName: z.string().optional() })
         .refine(REQUEST_RULES.hasCustomerName)
         .optional(),
+      // A null from the schema reads as withDefault's default too; a null or absent key as zod keeps it.
+      label: withDefault(z.string().nullable(), "none"),
+      note: z.string().optional().nullable(),
     });
     const check = evaluate(compileValidator(schema)!);
     const valid = [
@@ -327,9 +330,18 @@ describe("compileValidator", () => {
       { name: "x", site: "https://a.cz", country: "CZ", carrier: "PPL", person: { fullName: "J" } },
       { name: "x", site: "https://a.cz", carrier: { carrierId: "PPL" }, person: { firstName: "J", lastName: "N" } },
       { name: "x", site: "https://a.cz", carrier: null, tags: undefined },
+      { name: "x", site: "https://a.cz", label: null, note: null },
+      { name: "x", site: "https://a.cz", label: "l", note: undefined },
     ];
     agreesWithZod(schema, check, valid, { runs: 3000 });
-    expect(check(valid[0])).toStrictEqual({ name: "ab", site: "https://a.cz", kind: "A", tags: [], agreed: false });
+    expect(check(valid[0])).toStrictEqual({
+      name: "ab",
+      site: "https://a.cz",
+      kind: "A",
+      tags: [],
+      agreed: false,
+      label: "none",
+    });
     expect(check({ ...valid[0], site: "https:a.cz" })).toBeUndefined(); // zod asks http(s) for "://"
     expect(check({ ...valid[0], site: "ftp://a.cz" })).toBeUndefined();
     expect(check({ ...valid[0], name: "   " })).toBeUndefined();
@@ -359,6 +371,12 @@ describe("compileValidator", () => {
       }),
     ],
     ["a transform not in REQUEST_RULES", z.object({ name: z.string().transform((s) => s.trim()) })],
+    ["an optional of what takes undefined itself", z.object({ name: z.string().default("x").nullish() })],
+    ["a normalized URL among a string's checks", z.object({ url: z.string().url({ normalize: true }) })],
+    [
+      "a union whose first option may answer undefined",
+      z.object({ u: z.union([z.string().transform(REQUEST_RULES.absentIfNull), z.number()]) }),
+    ],
     [
       "a union whose first option may be unsure",
       z.object({ u: z.union([z.object({ n: z.coerce.number() }), z.string()]) }),

@@ -6,8 +6,8 @@ import { APPLICATION_STATES, CANCEL_REASONS, LINE_STATES, STATE_REASONS } from "
 import { DOCUMENT_TYPES } from "../../domain/documents";
 import { FINANCING_TYPES } from "../../domain/financing-terms";
 import { MAX_REASON_LENGTH } from "../../domain/plan";
-import { REQUEST_RULES } from "../../domain/request-rules";
 import { listOf, withDefault } from "../../http/openapi";
+import { REQUEST_RULES } from "../../http/request-rules";
 import { type Infer, schema, z } from "../../lazy-schema";
 
 export const ITEM_TYPES = [

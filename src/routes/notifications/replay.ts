@@ -1,6 +1,5 @@
 import { session } from "../../auth/require-session";
 import { now } from "../../clock";
-import { REQUEST_RULES } from "../../domain/request-rules";
 import { ApiError } from "../../http/errors";
 import {
   bearerSecurity,
@@ -12,6 +11,7 @@ import {
   withDefault,
   writeContent,
 } from "../../http/openapi";
+import { REQUEST_RULES } from "../../http/request-rules";
 import { schema, z } from "../../lazy-schema";
 import { MAX_REPLAY, REPLAY_INTERVAL_SECONDS, replay } from "../../notifications/redelivery";
 import { DateTimeInput } from "../applications/schema";
