@@ -79,6 +79,8 @@ const ROUTE_MODULE = /^src\/routes\/[^/]+\/[^/]+\.ts$/;
  * through src/db/writes.ts, the SQL Drizzle would write bound without it (bench/tried.md).
  */
 const NOT_ON_COLD_PATH: Record<string, RegExp[]> = {
+  // Every route's first request imports the compiled validators (and the rules they call).
+  "generated/validators.ts": [...ZOD, ...DRIZZLE],
   "src/gateway/index.ts": [...ZOD, ...DRIZZLE],
   "src/routes/applications/get.ts": DRIZZLE,
   "src/routes/applications/create.ts": DRIZZLE,

@@ -16,9 +16,8 @@ export type Database = ReturnType<typeof open>;
 const open = (client: D1Database) => drizzle(client, { schema });
 
 /**
- * One Drizzle instance per D1 binding for the life of the isolate: creating it walks the whole schema,
- * and prepared queries (see `prepared`) live on it. The binding is the key, so a test's or a counting
- * wrapper's own binding gets its own instance.
+ * One Drizzle instance per D1 binding for the life of the isolate: creating it walks the whole schema.
+ * The binding is the key, so a test's or a counting wrapper's own binding gets its own instance.
  */
 const instances = new WeakMap<D1Database, Database>();
 

@@ -59,6 +59,14 @@ function matching(table: WriteTableName, keys: readonly string[]): string {
   return conditions.length === 1 ? conditions[0]! : `(${conditions.join(" and ")})`;
 }
 
+/** The values a write matches on, in its keys' order; an undefined one is no value D1 can bind. */
+function matchValues(table: WriteTableName, match: object): { keys: string[]; values: unknown[] } {
+  const keys = Object.keys(match);
+  const values = keys.map((key) => (match as Row)[key]);
+  if (values.includes(undefined)) throw new Error(`${table}: matching on an undefined value`);
+  return { keys, values };
+}
+
 /** Each shape's SQL text, built once. */
 const texts = new Map<string, string>();
 
@@ -106,17 +114,13 @@ export function updateWhere<T extends WriteTableName>(
   const setColumns = columns.filter((c) => (set as Row)[c.key] !== undefined);
   // As Drizzle's update refuses it ("No values to set").
   if (setColumns.length === 0) throw new Error(`${table}: an update that sets nothing`);
-  const matchKeys = Object.keys(match);
-  const sql = text(`update|${table}|${setColumns.map((c) => c.key).join(",")}|${matchKeys.join(",")}`, () => {
+  const matched = matchValues(table, match);
+  const sql = text(`update|${table}|${setColumns.map((c) => c.key).join(",")}|${matched.keys.join(",")}`, () => {
     const assignments = setColumns.map((c) => `${quoted(c.name)} = ?`).join(", ");
-    return `update ${quoted(name)} set ${assignments} where ${matching(table, matchKeys)}`;
+    return `update ${quoted(name)} set ${assignments} where ${matching(table, matched.keys)}`;
   });
-  const values = [
-    ...setColumns.map((c) => encoded(c, (set as Row)[c.key])),
-    // As Drizzle binds `eq(column, placeholder)`: the value as it is.
-    ...matchKeys.map((key) => (match as Row)[key]),
-  ];
-  return client.prepare(sql).bind(...values);
+  // The matched values as they are, as Drizzle binds `eq(column, placeholder)`.
+  return client.prepare(sql).bind(...setColumns.map((c) => encoded(c, (set as Row)[c.key])), ...matched.values);
 }
 
 /** A delete of the rows whose `match` columns equal the given values. */
@@ -125,12 +129,12 @@ export function deleteWhere<T extends WriteTableName>(
   table: T,
   match: Partial<WriteRows[T]>,
 ): D1PreparedStatement {
-  const matchKeys = Object.keys(match);
+  const matched = matchValues(table, match);
   const sql = text(
-    `delete|${table}|${matchKeys.join(",")}`,
-    () => `delete from ${quoted(WRITE_TABLES[table].name)} where ${matching(table, matchKeys)}`,
+    `delete|${table}|${matched.keys.join(",")}`,
+    () => `delete from ${quoted(WRITE_TABLES[table].name)} where ${matching(table, matched.keys)}`,
   );
-  return client.prepare(sql).bind(...matchKeys.map((key) => (match as Row)[key]));
+  return client.prepare(sql).bind(...matched.values);
 }
 
 /** How many columns a table binds per row: D1 binds at most 100 parameters to a statement. */

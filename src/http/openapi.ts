@@ -68,12 +68,7 @@ export function openApiRoute<D extends RouteDefinition>(
   definition: D,
   handler: RouteHandler<Defined<D>, HonoEnv>,
 ): OpenApiRoute {
-  const { request, responses, ...rest } = definition;
   const { method, path } = addressOf(definition);
-  const config = async (parts: Pick<RouteConfig, "responses">) => {
-    const { createRoute } = await loadZod();
-    return createRoute({ ...rest, ...(request ? { request: request() } : {}), ...parts });
-  };
   return {
     method,
     path,
@@ -84,7 +79,7 @@ export function openApiRoute<D extends RouteDefinition>(
     },
     document: async (registry) => {
       // As `OpenAPIHono.openapi` registers it: the route's middleware serves, it does not document.
-      const { middleware: _, ...documented } = await config({ responses: responses() });
+      const { middleware: _, ...documented } = await routeConfig(definition, definition.responses());
       registry.registerPath(documented);
     },
   };
@@ -102,10 +97,8 @@ export async function serveRoute(
 ): Promise<Hono<HonoEnv>> {
   const { request, responses: _, ...rest } = definition;
   if (!compiled) {
-    const { createRoute } = await loadZod();
-    const config = createRoute({ ...rest, ...(request ? { request: request() } : {}), responses: {} });
     // Hidden: a served route needs no document entry, and has no responses to put in one.
-    return (await router()).openapi({ ...config, hide: true }, handler);
+    return (await router()).openapi({ ...(await routeConfig(definition, {})), hide: true }, handler);
   }
   const byZod = async (part: CompiledPart, value: unknown) => {
     await loadZod();
@@ -125,6 +118,13 @@ export async function serveRoute(
   const middleware = rest.middleware ? [rest.middleware].flat() : [];
   const { method, path } = addressOf(definition);
   return new Hono<HonoEnv>().on([method], [path], ...middleware, ...validators, handler as never);
+}
+
+/** The `createRoute` config a definition stands for, with `responses`: what OpenAPIHono serves and documents. */
+async function routeConfig(definition: RouteDefinition, responses: RouteConfig["responses"]) {
+  const { request, responses: _, ...rest } = definition;
+  const { createRoute } = await loadZod();
+  return createRoute({ ...rest, ...(request ? { request: request() } : {}), responses });
 }
 
 /** The method (upper case) and the path as Hono routes it (`:param`) of a route's definition. */

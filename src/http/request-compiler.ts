@@ -47,6 +47,9 @@ const checkDefOf = (check: unknown): CheckDef => (check as { _zod: { def: CheckD
 const optionalIn = (schema: unknown) =>
   (schema as { _zod: { optin?: string } })._zod.optin === "optional" && !LISTS.has(schema as z.ZodType);
 
+/** Whether zod's schema may answer undefined (an optional…): its object then ignores what it refuses of an absent key. */
+const optionalOut = (schema: unknown) => (schema as { _zod: { optout?: string } })._zod.optout === "optional";
+
 /** Kinds whose compiled output is never undefined: the value checked, a new object or array, a default. */
 const NEVER_UNDEFINED = ["object", "string", "number", "boolean", "enum", "literal", "array", "default"];
 
@@ -157,6 +160,8 @@ function emitObject(def: Def, input: string, out: Emitter, keyOf = (key: string)
     out.lines.push(`const ${value} = (${input} as Record<string, unknown>)[${read}];`);
     const fieldDef = defOf(field);
     if (fieldDef.type !== "optional") {
+      // zod ignores what such a field refuses of an absent key, where the compiled check may refuse it.
+      if (optionalIn(field) && optionalOut(field)) out.unsure++;
       const checked = emit(field, value, out);
       if (checked === null) return null;
       // As zod's object: a value that comes out undefined (a transform's) is kept only for a key given.
@@ -293,8 +298,11 @@ function emitPipe(schema: unknown, def: Def, input: string, out: Emitter): strin
   if (!onlyKeys(def, ["type", "in", "out"])) return null;
   if (LISTS.has(schema as z.ZodType)) return emit(def.out, input, out);
   if (WITH_DEFAULTS.has(schema as z.ZodType)) {
+    // Its optional runs an inner schema that takes undefined itself on undefined too: zod's.
     const inner = defOf(def.in);
-    if (inner.type !== "optional") return null;
+    if (inner.type !== "optional" || !onlyKeys(inner, ["type", "innerType"]) || optionalIn(inner.innerType)) {
+      return null;
+    }
     // Its transform is `v ?? value`: null from the schema reads as the default too.
     return emitDefaulted(WITH_DEFAULTS.get(schema as z.ZodType), inner.innerType, input, out, "null");
   }
@@ -351,6 +359,8 @@ function emitUnion(def: Def, input: string, out: Emitter): string | null {
     }
   }
   out.lines.push(`else return undefined;${"}".repeat(depth)}`.replace(";}", "; }"));
+  // The last option's undefined reads as a refusal too: unsure, where the union is itself an option.
+  if (mayBeUndefined(options.at(-1))) out.unsure++;
   return result;
 }
 

@@ -322,6 +322,8 @@ describe("compileValidator", () => {
       // A null from the schema reads as withDefault's default too; a null or absent key as zod keeps it.
       label: withDefault(z.string().nullable(), "none"),
       note: z.string().optional().nullable(),
+      // A default takes the place of what its schema answers undefined.
+      fallback: z.string().nullable().transform(REQUEST_RULES.absentIfNull).default("d"),
     });
     const check = evaluate(compileValidator(schema)!);
     const valid = [
@@ -331,7 +333,8 @@ describe("compileValidator", () => {
       { name: "x", site: "https://a.cz", carrier: { carrierId: "PPL" }, person: { firstName: "J", lastName: "N" } },
       { name: "x", site: "https://a.cz", carrier: null, tags: undefined },
       { name: "x", site: "https://a.cz", label: null, note: null },
-      { name: "x", site: "https://a.cz", label: "l", note: undefined },
+      { name: "x", site: "https://a.cz", label: "l", note: undefined, fallback: null },
+      { name: "x", site: "https://a.cz", fallback: "f" },
     ];
     agreesWithZod(schema, check, valid, { runs: 3000 });
     expect(check(valid[0])).toStrictEqual({
@@ -341,6 +344,7 @@ describe("compileValidator", () => {
       tags: [],
       agreed: false,
       label: "none",
+      fallback: "d",
     });
     expect(check({ ...valid[0], site: "https:a.cz" })).toBeUndefined(); // zod asks http(s) for "://"
     expect(check({ ...valid[0], site: "ftp://a.cz" })).toBeUndefined();
@@ -372,6 +376,20 @@ describe("compileValidator", () => {
     ],
     ["a transform not in REQUEST_RULES", z.object({ name: z.string().transform((s) => s.trim()) })],
     ["an optional of what takes undefined itself", z.object({ name: z.string().default("x").nullish() })],
+    ["a withDefault of what takes undefined itself", z.object({ name: withDefault(z.string().default("a"), "w") })],
+    [
+      "a union whose first option holds a union whose last option may answer undefined",
+      z.object({
+        u: z.union([
+          z.object({ a: z.union([z.number(), z.string().transform(REQUEST_RULES.absentIfNull)]), b: z.string() }),
+          z.object({ b: z.string().overwrite(REQUEST_RULES.trimmed) }),
+        ]),
+      }),
+    ],
+    [
+      "a union whose first option has a required field zod lets be absent",
+      z.object({ u: z.union([z.object({ a: z.string().optional().nullable(), b: z.number() }), z.string()]) }),
+    ],
     ["a normalized URL among a string's checks", z.object({ url: z.string().url({ normalize: true }) })],
     [
       "a union whose first option may answer undefined",
