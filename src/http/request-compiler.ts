@@ -47,7 +47,10 @@ const checkDefOf = (check: unknown): CheckDef => (check as { _zod: { def: CheckD
 const optionalIn = (schema: unknown) =>
   (schema as { _zod: { optin?: string } })._zod.optin === "optional" && !LISTS.has(schema as z.ZodType);
 
-/** Whether zod's schema may answer undefined (an optional…): its object then ignores what it refuses of an absent key. */
+/**
+ * Whether zod's schema may answer undefined (an optional…): its object then ignores what it refuses of an
+ * absent key.
+ */
 const optionalOut = (schema: unknown) => (schema as { _zod: { optout?: string } })._zod.optout === "optional";
 
 /** Kinds whose compiled output is never undefined: the value checked, a new object or array, a default. */
@@ -62,20 +65,19 @@ const mayBeUndefined = (schema: unknown) =>
 /** A validator's statements (each returns `undefined` where the value is not certainly valid), and fresh names. */
 class Emitter {
   lines: string[] = [];
-  /** How often the validator may be unsure of a valid value (a coerced number, a field it does not know). */
+  /**
+   * How often the validator may be unsure of a valid value: a coerced number, a field it does not know,
+   * an undefined it reads as a refusal.
+   */
   unsure = 0;
-  /** Whether it calls a rule of REQUEST_RULES. */
-  rules = false;
   #names = 0;
   name(prefix: string) {
     return `${prefix}${this.#names++}`;
   }
-  /** The call of the rule `fn` is, by its name in REQUEST_RULES; `null` for a function not there. */
+  /** The rule `fn` as the validator calls it, by its name in REQUEST_RULES; `null` for a function not there. */
   rule(fn: unknown): string | null {
     const name = Object.entries(REQUEST_RULES).find(([, rule]) => rule === fn)?.[0];
-    if (!name) return null;
-    this.rules = true;
-    return `REQUEST_RULES.${name}`;
+    return name ? `REQUEST_RULES.${name}` : null;
   }
 }
 
