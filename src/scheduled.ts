@@ -14,7 +14,7 @@ import { config, deadlinePolicy, type Env } from "./config";
 import { database } from "./db/client";
 import { forgetExpiredTokens } from "./db/partners";
 import { forgetExpiredKeys } from "./http/idempotency";
-import { log } from "./log";
+import { errorFields, log } from "./log";
 import { publish } from "./notifications/outbox";
 import { sweep } from "./notifications/sweep";
 
@@ -40,18 +40,34 @@ export interface ScheduledRun {
   notificationsWoken: number;
   /** Records of expired access tokens deleted. */
   tokensForgotten: number;
+  /** The tasks that failed this run (each logged with its cause); the next run tries them again. */
+  failed: string[];
 }
 
+/**
+ * Runs the tasks side by side; one that fails is logged with its cause and named in the run, and the
+ * others' work stands: one task's failure must not hide, nor undo, what the others did.
+ */
 export async function runScheduled(env: Env): Promise<ScheduledRun> {
   const published: Promise<unknown>[] = [];
+  const failed: string[] = [];
+  const task = async <T>(name: string, work: () => Promise<T>, otherwise: T): Promise<T> => {
+    try {
+      return await work();
+    } catch (error) {
+      failed.push(name);
+      log("error", "scheduled task failed", { task: name, ...errorFields(error) });
+      return otherwise;
+    }
+  };
   const [deadlines, notificationsWoken, , tokensForgotten] = await Promise.all([
-    sweepDeadlines(scheduledServices(env, published)),
-    sweep(env),
-    forgetExpiredKeys(env),
-    forgetExpiredTokens(database(env), now()),
+    task("deadlines", () => sweepDeadlines(scheduledServices(env, published)), { applied: 0, more: true }),
+    task("notifications", () => sweep(env), 0),
+    task("idempotency keys", () => forgetExpiredKeys(env), undefined),
+    task("access tokens", () => forgetExpiredTokens(database(env), now()), 0),
   ]);
   await Promise.all(published);
-  const run = { deadlines, notificationsWoken, tokensForgotten };
-  log("info", "scheduled run", run);
+  const run = { deadlines, notificationsWoken, tokensForgotten, failed };
+  log(failed.length > 0 ? "error" : "info", "scheduled run", run);
   return run;
 }

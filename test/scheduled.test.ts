@@ -66,6 +66,7 @@ describe("a run of the scheduled work", () => {
       deadlines: { applied: due, more: false },
       notificationsWoken: overdue,
       tokensForgotten: expired,
+      failed: [],
     });
     expect((await events(created.id)).at(-1)).toMatchObject({ stateReason: "CANCELLED_EXPIRED" });
     const lines = logged.mock.calls.map(([line]) => JSON.parse(String(line)));
@@ -75,6 +76,32 @@ describe("a run of the scheduled work", () => {
       deadlines: { applied: 0, more: false },
       notificationsWoken: 0,
       tokensForgotten: 0,
+      failed: [],
     });
+  });
+
+  it("logs a task that fails with its cause, and the other tasks' work stands", async () => {
+    const { partner, token } = await signIn();
+    const created = await createApplication(token);
+    await at(T0 + 73 * HOUR, partner);
+    // The token records' table is gone for the run: that task fails, the deadlines' does not.
+    await env.DB.exec("ALTER TABLE access_tokens RENAME TO access_tokens_away");
+    const logged = vi.spyOn(console, "error");
+    let run: Awaited<ReturnType<typeof runScheduled>>;
+    try {
+      run = await runScheduled(env);
+    } finally {
+      await env.DB.exec("ALTER TABLE access_tokens_away RENAME TO access_tokens");
+    }
+    expect(run).toMatchObject({ deadlines: { applied: 1 }, tokensForgotten: 0, failed: ["access tokens"] });
+    expect((await events(created.id)).at(-1)).toMatchObject({ stateReason: "CANCELLED_EXPIRED" });
+    const lines = logged.mock.calls.map(([line]) => JSON.parse(String(line)));
+    expect(lines).toContainEqual({
+      level: "error",
+      message: "scheduled task failed",
+      task: "access tokens",
+      error: expect.objectContaining({ message: expect.stringContaining("access_tokens") }),
+    });
+    expect(lines).toContainEqual(expect.objectContaining({ level: "error", message: "scheduled run", ...run }));
   });
 });

@@ -5,12 +5,12 @@
  * of 10,000 due applications drains within a few runs.
  */
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { MAX_PER_RUN, sweepDeadlines } from "../../src/applications/deadline-sweep";
 import { dueQuery } from "../../src/db/applications";
 import { database } from "../../src/db/client";
 import { scheduledServices } from "../../src/scheduled";
-import { call, json, signIn } from "../support/api";
+import { call, json, login, signIn } from "../support/api";
 import { applicationRequest, countRows, createApplication } from "../support/factories";
 import { hiddenFields, openGateway, postGateway, storedDecision } from "../support/gateway";
 import { app, expect422, order, put } from "../support/orders";
@@ -257,6 +257,52 @@ describe("the sweep", () => {
       );
       expect(details.join("; ")).not.toMatch(/SCAN applications|TEMP B-TREE/);
     }
+  });
+
+  it("goes on past an application no statement can read: it is logged and skipped, another partner's lapse applies", async () => {
+    // As the issue found it: an application whose lines are more than D1 returns as one value (2 MB),
+    // planted beside the service's own checks (they refuse to build one now), due before the others.
+    const { partner: careless } = await signIn();
+    const { partner, token } = await signIn();
+    const created = await createApplication(token);
+    const unreadable = "UNREADABLE0000000000000000";
+    await env.DB.prepare(
+      `INSERT INTO applications (id, partner_id, type, state, state_reason, agreement_terms_and_conditions, customer,
+         order_details, merchant_urls, order_number, customer_email, variable_symbols, currency, total_amount,
+         refunded_amount, event_sequence, version, expires_at, next_due_at, created_at, updated_at)
+       VALUES (?, ?, 'DEFERRED_PAYMENT', 'PROCESSING', 'PROCESSING_REDIRECT_NEEDED', 1, '{"email":"a@example.com"}',
+         '{"number":"B","variableSymbols":[]}', '{"approvedRedirect":"https://shop.example.com/ok","rejectedRedirect":"https://shop.example.com/no","notificationEndpoint":"https://shop.example.com/n"}',
+         'B', 'a@example.com', '', 'CZK', 300, 0, 1, 0, ?, ?, ?, ?)`,
+    )
+      .bind(unreadable, careless.id, T0 - DAY, T0 - DAY, T0 - 4 * DAY, T0 - 4 * DAY)
+      .run();
+    await env.DB.prepare(
+      `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 300)
+       INSERT INTO order_lines (id, application_id, position, code, name, type, product_url, quantity,
+         total_price_amount, total_vat_rate, total_vat_amount, state, created_at, updated_at)
+       SELECT printf('LINE%022d', i), ?, i, 'C' || i, 'N', 'PHYSICAL', printf('https://x.example/%.8500c', 'u'), 1, 1,
+         21, 0, 'PROCESSING', ?, ? FROM n`,
+    )
+      .bind(unreadable, T0, T0)
+      .run();
+    const logged = vi.spyOn(console, "error");
+
+    vi.setSystemTime(T0 + 73 * HOUR);
+    const run = await sweepDeadlines(scheduledServices(env, []));
+
+    expect(run).toEqual({ applied: 1, more: false });
+    const lapsed = await application(await login(partner), created.id);
+    expect(lapsed).toMatchObject({ state: "CANCELLED", stateReason: "CANCELLED_EXPIRED" });
+    const lines = logged.mock.calls.map(([line]) => JSON.parse(String(line)));
+    expect(lines).toContainEqual({
+      level: "error",
+      message: "deadline sweep: application skipped",
+      applicationId: unreadable,
+      partnerId: careless.id,
+      error: expect.objectContaining({ message: expect.any(String) }),
+    });
+    // Untouched, and found due again by the next run (which skips it again, and goes on).
+    expect(await countRows("applications", "id = ? AND next_due_at = ?", unreadable, T0 - DAY)).toBe(1);
   });
 
   it("drains a backlog of 10,000 due applications within two runs, each lapsed once with its event", async () => {
