@@ -7,7 +7,9 @@
 import { eq, getTableColumns, type SQL, sql } from "drizzle-orm";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import { type ApplicationPageRow, applicationsPage } from "../db/applications";
+import type { Database } from "../db/client";
 import { applications, applicationVariableSymbols } from "../db/schema";
+import { MAX_PAGE_CONTENT_BYTES } from "../domain/application-size";
 import { APPLICATION_STATES, STATE_REASONS } from "../domain/application-state";
 import { FINANCING_TYPES } from "../domain/financing-terms";
 import { schema, z } from "../lazy-schema";
@@ -16,6 +18,7 @@ import {
   EQUALITY_OPERATORS,
   type Filterable,
   OPERATORS,
+  type OrderKey,
   type PageRequest,
   type Parsed,
 } from "./collection";
@@ -92,6 +95,20 @@ const filtersAfter = {
 };
 
 /**
+ * A page holds at most a budget of content, so that its answer (each application with every line) stays
+ * within MAX_ANSWER_BYTES: the budget is the most one application may hold, and the presentation adds
+ * less than as much again (test/routes/applications/list.limits.test.ts measures the largest page).
+ */
+const budget = {
+  bytes: MAX_PAGE_CONTENT_BYTES,
+  bytesOf: (row: ApplicationPageRow) => row.contentBytes,
+};
+
+/** The page's statement, read only as far as the budget goes (one function, so that its shapes are prepared once). */
+const readPage = (db: Database, where: SQL, orderBy: SQL[], limit: number, order: readonly OrderKey[]) =>
+  applicationsPage(db, where, orderBy, limit, order, budget.bytes);
+
+/**
  * The applications list of one partner: what it sorts on, and its filters, the variable symbols' bound
  * to the partner (in this order: a refusal of an unknown filter lists them so).
  */
@@ -100,7 +117,8 @@ export const applicationsOf = (partnerId: string) =>
     table: applications,
     id: applications.id,
     idKey: "id",
-    read: applicationsPage,
+    read: readPage,
+    budget,
     sortable,
     filterable: { ...filtersBefore, variableSymbol: variableSymbolFilter(partnerId), ...filtersAfter },
   }) satisfies Collection<typeof applications, ApplicationPageRow>;

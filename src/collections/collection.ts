@@ -68,7 +68,19 @@ export interface Collection<TTable extends SQLiteTable = SQLiteTable, Row = TTab
    * Reads a page with the keyset query's `where`, `orderBy` and `limit`, when the table's own columns
    * are not the whole item (an application comes with its lines and documents, in the same statement).
    */
-  read?: (db: Database, where: SQL, orderBy: SQL[], limit: number) => PageQuery<Row>;
+  read?: (db: Database, where: SQL, orderBy: SQL[], limit: number, order: readonly OrderKey[]) => PageQuery<Row>;
+  /** Items that can be large: a page holds what fits its budget (and `read` reads no more than that). */
+  budget?: PageBudget<Row>;
+}
+
+/**
+ * How much a page may hold, when its items vary in size by orders of magnitude (an application with its
+ * lines): a page stops before the item that would pass `bytes` (its first item is always given), so
+ * its answer stays under the ceiling however large the items (src/domain/application-size.ts).
+ */
+export interface PageBudget<Row> {
+  bytes: number;
+  bytesOf(row: Row): number;
 }
 
 /** What a page of the collection holds: what its `read` answers, else its table's rows. */
@@ -77,6 +89,12 @@ export type RowOf<C> = C extends { read: (...args: never[]) => PageQuery<infer R
   : C extends { table: infer TTable extends SQLiteTable }
     ? TTable["$inferSelect"]
     : never;
+
+/** A column of a page's order and its direction (the sort asked, then the id). */
+export interface OrderKey {
+  column: SQLiteColumn;
+  descending: boolean;
+}
 
 export interface SortKey {
   name: string;
@@ -107,4 +125,6 @@ export interface Page<Row> {
   hasMoreBefore: boolean;
   firstId?: string;
   lastId?: string;
+  /** Set when the page's budget gave fewer items than asked although more follow: how many it gave. */
+  limitedTo?: number;
 }

@@ -4,20 +4,25 @@
  * neither skip nor repeat items.
  */
 import { and, asc, desc, eq, gt, gte, lt, lte, or, type SQL, sql } from "drizzle-orm";
-import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
+import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Database } from "../db/client";
 import { parameterize } from "../db/compiler";
 import type { Result } from "../domain/result";
-import type { Collection, Page, PageQuery, PageRequest, PreparedPage, RowOf, SortKey } from "./collection";
+import type {
+  Collection,
+  OrderKey,
+  Page,
+  PageBudget,
+  PageQuery,
+  PageRequest,
+  PreparedPage,
+  RowOf,
+  SortKey,
+} from "./collection";
 import { pageOfRows } from "./page";
 
 // biome-ignore lint/suspicious/noExplicitAny: any row type; RowOf<C> gives the caller its own.
 type AnyCollection = Collection<SQLiteTable, any>;
-
-interface Key {
-  column: SQLiteColumn;
-  descending: boolean;
-}
 
 /**
  * ORDER BY keys: the requested attributes, then the id. The id takes the direction of the last
@@ -25,8 +30,8 @@ interface Key {
  * read forward or backward, where a mixed direction would need a sort step. Keys after an explicit
  * `id` are dropped: the id is unique, nothing after it can change the order.
  */
-function orderKeys(collection: AnyCollection, sort: readonly SortKey[]): Key[] {
-  const keys: Key[] = [];
+function orderKeys(collection: AnyCollection, sort: readonly SortKey[]): OrderKey[] {
+  const keys: OrderKey[] = [];
   for (const { column, descending } of sort) {
     keys.push({ column, descending });
     if (column === collection.id) return keys;
@@ -36,7 +41,7 @@ function orderKeys(collection: AnyCollection, sort: readonly SortKey[]): Key[] {
 }
 
 /** The keys in the direction of the walk: `before` reads backwards from the cursor. */
-function walkKeys(collection: AnyCollection, request: PageRequest): Key[] {
+function walkKeys(collection: AnyCollection, request: PageRequest): OrderKey[] {
   const keys = orderKeys(collection, request.sort);
   return request.before === undefined ? keys : keys.map((k) => ({ ...k, descending: !k.descending }));
 }
@@ -48,13 +53,13 @@ function walkKeys(collection: AnyCollection, request: PageRequest): Key[] {
  * subqueries look the id up unscoped; the page stays scoped, and `cursorInScope` empties it for a
  * cursor outside the scope.
  */
-function seek(collection: AnyCollection, keys: readonly Key[], id: string): SQL {
+function seek(collection: AnyCollection, keys: readonly OrderKey[], id: string): SQL {
   // The id's own value is the cursor; the other keys' values are read from the cursor's row.
-  const cursorValue = (key: Key) =>
+  const cursorValue = (key: OrderKey) =>
     key.column === collection.id
       ? sql`${sql.param(id, key.column)}`
       : sql`(select ${key.column} from ${collection.table} where ${eq(collection.id, id)})`;
-  const past = (key: Key, value: SQL) => (key.descending ? lt(key.column, value) : gt(key.column, value));
+  const past = (key: OrderKey, value: SQL) => (key.descending ? lt(key.column, value) : gt(key.column, value));
   const first = keys[0]!;
   if (keys.length === 1) return past(first, cursorValue(first));
   if (keys.every((k) => k.descending === first.descending)) {
@@ -84,6 +89,7 @@ interface PageParts {
   where: SQL;
   orderBy: SQL[];
   limit: number;
+  keys: OrderKey[];
   /** The order's columns and directions, as a key of the page's shape. */
   order: string;
 }
@@ -97,13 +103,15 @@ function pageParts(collection: AnyCollection, scope: SQL, request: PageRequest):
     where: and(...conditions)!,
     orderBy: keys.map((k) => (k.descending ? desc(k.column) : asc(k.column))),
     limit: request.limit + 1,
+    keys,
     order: keys.map((k) => `${k.column.name} ${k.descending ? "desc" : "asc"}`).join(","),
   };
 }
 
-function pageQuery<C extends AnyCollection>(db: Database, collection: C, where: SQL, orderBy: SQL[], limit: number) {
+function pageQuery<C extends AnyCollection>(db: Database, collection: C, where: SQL, parts: PageParts) {
+  const { orderBy, limit } = parts;
   return collection.read
-    ? collection.read(db, where, orderBy, limit)
+    ? collection.read(db, where, orderBy, limit, parts.keys)
     : (db
         .select()
         .from(collection.table)
@@ -122,8 +130,8 @@ export function keysetQuery<C extends AnyCollection>(
   scope: SQL,
   request: PageRequest,
 ): PageQuery<RowOf<C>> {
-  const { where, orderBy, limit } = pageParts(collection, scope, request);
-  return pageQuery(db, collection, where, orderBy, limit);
+  const parts = pageParts(collection, scope, request);
+  return pageQuery(db, collection, parts.where, parts);
 }
 
 /**
@@ -158,7 +166,7 @@ function preparedPage<C extends AnyCollection>(db: Database, collection: C, scop
   let query = shapes.get(key);
   if (!query) {
     const { template } = parameterize(parts.where, true);
-    query = pageQuery(db, collection, template!, parts.orderBy, parts.limit).prepare();
+    query = pageQuery(db, collection, template!, parts).prepare();
     if (shapes.size >= MAX_SHAPES) shapes.delete(shapes.keys().next().value!);
     shapes.set(key, query);
   }
@@ -176,12 +184,18 @@ export async function keysetPage<C extends AnyCollection, Row = RowOf<C>>(
   request: PageRequest,
 ): Promise<Result<Page<Row>>> {
   const fetched = (await preparedPage(db, collection, scope, request)) as Row[];
-  return pageOfRows(request, fetched, collection.idKey, async (id) => {
-    const cursor = await db
-      .select({ id: collection.id })
-      .from(collection.table)
-      .where(and(eq(collection.id, id), scope))
-      .get();
-    return cursor !== undefined;
-  });
+  return pageOfRows(
+    request,
+    fetched,
+    collection.idKey,
+    async (id) => {
+      const cursor = await db
+        .select({ id: collection.id })
+        .from(collection.table)
+        .where(and(eq(collection.id, id), scope))
+        .get();
+      return cursor !== undefined;
+    },
+    collection.budget as PageBudget<Row> | undefined,
+  );
 }

@@ -30,7 +30,8 @@ export function pagingInfo(path: string, request: PageRequest, page: Page<unknow
     return `${path}?${query}`;
   };
   return {
-    itemsPerPage: request.limit,
+    // What this page gave when its budget cut it short; the links keep the limit asked.
+    itemsPerPage: page.limitedTo ?? request.limit,
     ...(page.hasMoreAfter && page.lastId !== undefined ? { nextPage: link("after", page.lastId) } : {}),
     ...(page.hasMoreBefore && page.firstId !== undefined ? { prevPage: link("before", page.firstId) } : {}),
   };

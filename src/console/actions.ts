@@ -148,7 +148,9 @@ export function refusalInWords(problem: Problem, current: Aggregate): string {
     REFUND_LIMIT_EXCEEDED:
       refundable(current) > 0
         ? `The amount is more than can still be refunded: at most ${money(refundable(current), current)}.`
-        : "Nothing is left to refund.",
+        : current.application.refundedAmount > 0
+          ? "Nothing is left to refund."
+          : "Nothing was sent yet: only goods that went out are refunded. Cancel items to reduce the order.",
     ORDER_ALREADY_SENT: "Goods of this order were already sent.",
     NOTHING_TO_EXTEND: "Every item was sent or cancelled: there is nothing left to extend.",
     EXTENSION_LIMIT_REACHED: "The authorization already runs as long as it may after approval.",

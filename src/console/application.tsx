@@ -22,6 +22,7 @@ import { ACTIONS, type ActionName, type ConsoleAction, preview, refusalInWords }
 import { errorPage } from "./errors";
 import { onceToken } from "./forms";
 import {
+  clip,
   customerEmail,
   customerName,
   FormTokens,
@@ -46,6 +47,8 @@ const EVENTS_SHOWN = 50;
 /** The latest attempts shown per event, with how many there were in all. */
 const ATTEMPTS_SHOWN = 5;
 const REFUNDS_SHOWN = 100;
+/** The lines shown (an application holds up to 500): the API answers every one. */
+const LINES_SHOWN = 100;
 /** The latest first, so the page holds the latest; it lists them in the order they happened. */
 const latestFirst = (column: SQLiteColumn) => ({ sort: [{ name: "id", column, descending: true }], filter: [] });
 
@@ -204,7 +207,7 @@ function Timeline(props: {
                           </td>
                           <td>{attempt.httpStatus ?? "–"}</td>
                           <td class="num">{attempt.durationMs} ms</td>
-                          <td>{attempt.error ?? ""}</td>
+                          <td>{clip(attempt.error, 200)}</td>
                         </tr>
                       ))}
                     </tbody>
@@ -284,7 +287,7 @@ export async function applicationPage(
               <dt>Cancelled because</dt>
               <dd class="code">
                 {app.cancelReason}
-                {app.customCancelReason ? ` (${app.customCancelReason})` : ""}
+                {app.customCancelReason ? ` (${clip(app.customCancelReason)})` : ""}
               </dd>
             </>
           ) : null}
@@ -292,7 +295,7 @@ export async function applicationPage(
           <dd>{typeName(app.type)}</dd>
           <dt>Customer</dt>
           <dd>
-            {customerName(app.customer)}, {customerEmail(app.customer)}
+            {clip(customerName(app.customer))}, {clip(customerEmail(app.customer))}
           </dd>
           <dt>Application id</dt>
           <dd class="code">{app.id}</dd>
@@ -355,6 +358,12 @@ export async function applicationPage(
       <Actions c={c} current={current} />
       <section aria-labelledby="lines">
         <h2 id="lines">Order lines</h2>
+        {current.lines.length > LINES_SHOWN ? (
+          <p>
+            The first {LINES_SHOWN} of {current.lines.length} lines are shown; the API answers every one (GET
+            /financing/v1/applications/{app.id}).
+          </p>
+        ) : null}
         <div class="scroll">
           <table>
             <thead>
@@ -372,12 +381,12 @@ export async function applicationPage(
               </tr>
             </thead>
             <tbody>
-              {current.lines.map((line) => (
+              {current.lines.slice(0, LINES_SHOWN).map((line) => (
                 <tr>
                   <td>
-                    {line.name}
+                    {clip(line.name)}
                     <br />
-                    <span class="muted code">{line.code}</span>
+                    <span class="muted code">{clip(line.code)}</span>
                   </td>
                   <td class="num">{line.quantity}</td>
                   <td class="num">
@@ -428,7 +437,7 @@ export async function applicationPage(
                       <Money amount={refund.amount} currency={refund.currency} />
                     </td>
                     <td>{refund.origin}</td>
-                    <td>{refund.reason ?? ""}</td>
+                    <td>{clip(refund.reason)}</td>
                     <td class="code">{refund.variableSymbol ?? ""}</td>
                   </tr>
                 ))}
@@ -446,11 +455,11 @@ export async function applicationPage(
             {current.documents.map((document) => (
               <li>
                 <a href={`${applicationPath(app.id)}/documents/${document.id}`} download>
-                  {document.filename}
+                  {clip(document.filename)}
                 </a>{" "}
                 <span class="muted">
                   {document.type}
-                  {document.description ? `: ${document.description}` : ""}
+                  {document.description ? `: ${clip(document.description)}` : ""}
                 </span>
               </li>
             ))}

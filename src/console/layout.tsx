@@ -163,6 +163,14 @@ const TYPE_NAMES: Record<string, string> = { PAY_IN_THREE: "Pay in three", DEFER
 
 export const typeName = (type: string) => TYPE_NAMES[type] ?? type;
 
+/**
+ * A partner's free text as a page shows it: at most `max` characters, the rest as "…" (the API answers
+ * it whole). Escaped, a character can take six bytes, so unclipped texts could carry a page past the
+ * ceiling of an answer (src/domain/application-size.ts) where its JSON stays under it.
+ */
+export const clip = (text: string | null | undefined, max = 100) =>
+  text == null ? "" : text.length > max ? `${text.slice(0, max - 1)}…` : text;
+
 /** The customer's name as the partner sent it: a full name, or first and last. */
 export function customerName(customer: unknown): string {
   const { fullName, firstName, lastName } = (customer ?? {}) as Record<string, string | undefined>;

@@ -3,6 +3,7 @@
  * by id as the queries the build makes statements of, the list's page and the sweep's.
  */
 import { and, asc, eq, gt, inArray, isNotNull, lte, or, type SQL, sql } from "drizzle-orm";
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { ApplicationState, StateReason } from "../domain/application-state";
 import type { Line } from "../domain/order-lines";
 import { aggregateFromRow } from "./aggregate-row";
@@ -39,6 +40,7 @@ const PRESENTED = {
   expiresAt: true,
   createdAt: true,
   updatedAt: true,
+  contentBytes: true,
 } as const satisfies Partial<Record<keyof ApplicationRow, true>>;
 
 /** The aggregate as reads that present it load it: the application's presented columns only. */
@@ -99,11 +101,38 @@ export const applicationReads = {
 
 /**
  * A page of applications with their lines and documents in one statement (the list's `read`): the
- * keyset query's conditions, order and limit on the same relational query as `applicationReads.presented`.
+ * keyset query's conditions, order and limit on the same relational query as `applicationReads.presented`,
+ * read only as far as `pageBytes` of content goes (the first always, and one more, which says that more
+ * follow): an answer then never holds more than its ceiling, nor reads megabytes to make it
+ * (src/collections/page.ts drops the one more).
+ *
+ * The page's ids are chosen by the keyset query in a subquery of its own ("page"), its limit applied
+ * first, and the content summed over those rows only, in the page's `order` (a window over the whole
+ * list would sort all of it): the page still costs the same however long the list is.
  */
-export function applicationsPage(db: Database, where: SQL, orderBy: SQL[], limit: number) {
+export function applicationsPage(
+  db: Database,
+  where: SQL,
+  orderBy: SQL[],
+  limit: number,
+  order: readonly { column: SQLiteColumn; descending: boolean }[],
+  pageBytes: number,
+) {
+  const column = (c: SQLiteColumn) => sql`"page".${sql.identifier(c.name)}`;
+  const windowOrder = sql.join(
+    order.map((k) => sql`${column(k.column)} ${sql.raw(k.descending ? "desc" : "asc")}`),
+    sql`, `,
+  );
+  const selected = sql.join(
+    [...new Set([applications.id, applications.contentBytes, ...order.map((k) => k.column)])].map((c) =>
+      sql.identifier(c.name),
+    ),
+    sql`, `,
+  );
+  const bytes = column(applications.contentBytes);
+  const fitting = sql`${applications.id} in (select "id" from (select "page"."id", sum(${bytes}) over (order by ${windowOrder} rows unbounded preceding) - ${bytes} as "before" from (select ${selected} from ${applications} where ${where} order by ${sql.join(orderBy, sql`, `)} limit ${limit}) as "page") where "before" < ${pageBytes})`;
   const query = db.query.applications.findMany({
-    where,
+    where: fitting,
     orderBy,
     limit,
     columns: PRESENTED,

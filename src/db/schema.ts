@@ -112,6 +112,12 @@ export const applications = sqliteTable(
      * unique index makes concurrent identical creates collide in the database instead of racing.
      */
     duplicateFingerprint: text("duplicate_fingerprint"),
+    /**
+     * What the application holds as JSON (its customer, order details, merchant URLs and lines:
+     * src/domain/application-size.ts), kept with every write: what a list page adds up to stay within
+     * the ceiling of an answer, and the base of the budget a write may not pass.
+     */
+    contentBytes: integer("content_bytes").notNull().default(0),
     /** Last event sequence written for this application; events take `eventSequence + 1`. */
     eventSequence: integer("event_sequence").notNull().default(0),
     /** Optimistic-concurrency version: every write is `UPDATE … WHERE version = ?` (see write_guard). */

@@ -7,14 +7,11 @@
  * write's batch, and a failed check rolls the batch back. Events and delivery attempts are the
  * service's own records and are not counted.
  */
+import { jsonBytes } from "../domain/application-size";
 import { problem } from "../domain/result";
 
-const utf8 = new TextEncoder();
-
-/** The bytes a row holds as usage counts them: its values as JSON, in UTF-8. */
-export function rowBytes(row: object): number {
-  return utf8.encode(JSON.stringify(row)).length;
-}
+/** The bytes a row holds as usage counts them: its values as JSON, in UTF-8 (as an application's size). */
+export const rowBytes = (row: object): number => jsonBytes(row);
 
 /** Raised when a write would take a partner's usage past its quota; nothing of the write landed. */
 export class StorageQuotaExceeded extends Error {}

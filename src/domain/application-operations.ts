@@ -4,8 +4,9 @@
  * (deadlines that lapse, the reminder, an extension, a sandbox's advance of the clock). Pure: no HTTP,
  * no SQL.
  */
+import { linesBytes, MAX_APPLICATION_BYTES } from "./application-size";
 import type { ApplicationState, CancelReason, StateReason } from "./application-state";
-import { authorization, type Deadlines, hasUnsentGoods, lapsed, nextDue } from "./deadlines";
+import { authorization, type Deadlines, expiredProblem, hasUnsentGoods, lapsed, nextDue } from "./deadlines";
 import { type DecisionLimits, decide } from "./decision";
 import { type OrderMoneyInput, orderConsistencyProblems } from "./money";
 import { offerOf, offerToken } from "./offer";
@@ -17,8 +18,18 @@ import {
   newLines,
   type OrderItem,
   settleDiscounts,
+  wentOut,
 } from "./order-lines";
-import { type Current, type EventRecord, finish, type Plan, type PlanContext, refusalOf } from "./plan";
+import {
+  type Current,
+  detailsBytes,
+  type EventRecord,
+  finish,
+  type Plan,
+  type PlanContext,
+  refusalOf,
+  sizeLimitProblem,
+} from "./plan";
 import { ok, type Problem, problem, type Result, refused } from "./result";
 import { merchantUrlProblems, type UrlPolicy } from "./url-safety";
 
@@ -63,6 +74,8 @@ export interface NewApplication {
   /** The financed total: the lines'. */
   totalAmount: number;
   eventSequence: number;
+  /** What it holds (application-size.ts). */
+  contentBytes: number;
   /** The customer's deadline, and the earliest deadline (the same, for now). */
   expiresAt: number;
   nextDueAt: number;
@@ -89,6 +102,17 @@ export function planCreate(request: CreateRequest, ctx: PlanContext & { urlPolic
   const { order } = request;
   const id = ctx.newId();
   const lines = newLines(order.items, ctx.newId);
+  const orderDetails = {
+    number: order.number,
+    reservationDate: order.reservationDate === undefined ? undefined : Date.parse(order.reservationDate),
+    addresses: order.addresses,
+    variableSymbols: order.variableSymbols,
+    deliveryCarrier: order.deliveryCarrier,
+    channel: order.channel,
+  };
+  const contentBytes =
+    detailsBytes({ customer: request.customer, orderDetails, merchantUrls: request.merchantUrls }) + linesBytes(lines);
+  if (contentBytes > MAX_APPLICATION_BYTES) return refused(sizeLimitProblem("order.items"));
   const state = "PROCESSING";
   const stateReason = "PROCESSING_REDIRECT_NEEDED";
   const expiresAt = ctx.at + ctx.deadlines.customerDecisionMs;
@@ -100,18 +124,12 @@ export function planCreate(request: CreateRequest, ctx: PlanContext & { urlPolic
       stateReason,
       agreementTermsAndConditions: request.agreementTermsAndConditions,
       customer: request.customer,
-      orderDetails: {
-        number: order.number,
-        reservationDate: order.reservationDate === undefined ? undefined : Date.parse(order.reservationDate),
-        addresses: order.addresses,
-        variableSymbols: order.variableSymbols,
-        deliveryCarrier: order.deliveryCarrier,
-        channel: order.channel,
-      },
+      orderDetails,
       merchantUrls: request.merchantUrls,
       currency: order.totalPrice.currency,
       totalAmount: financedAmount(lines),
       eventSequence: 1,
+      contentBytes,
       expiresAt,
       nextDueAt: expiresAt,
       createdAt: ctx.at,
@@ -225,12 +243,6 @@ export function planDecision(
   );
 }
 
-const expiredProblem = (at: number | null) =>
-  problem(
-    "AUTHORIZATION_EXPIRED",
-    `the deadline passed at ${at === null ? "an earlier time" : new Date(at).toISOString()}: the application lapses`,
-  );
-
 /** What the customer answered on the gateway's form, with what deciding it needs. */
 export interface CustomerAnswer {
   action: "confirm" | "cancel";
@@ -270,9 +282,9 @@ export function planCustomerAnswer(current: Current, request: CustomerAnswer, ct
  * - approved with nothing sent → CANCELLED / CANCELLED_EXPIRED, nothing left financed;
  * - approved with part sent → the goods not sent are CANCELLED (a discount settles with them as when
  *   they are cancelled); what went out stays financed and refundable, and the application READY.
- * A lapse never leaves less financed than was refunded: when refunds already exceed what went out, the
- * goods they paid for stay (the authorization then ends without cancelling them, and the partner sends
- * or cancels them as usual). NOTHING_DUE when the deadline has not passed.
+ * Refunds are only ever of what went out, and what went out covers the discount (ledger.ts), so this
+ * never leaves less financed than was refunded, nor less than nothing: the lapse always applies.
+ * NOTHING_DUE when the deadline has not passed.
  */
 export function planExpiry(current: Current, ctx: PlanContext): Result<Plan> {
   const app = current.application;
@@ -281,12 +293,12 @@ export function planExpiry(current: Current, ctx: PlanContext): Result<Plan> {
     return cancelEverything(current, "CANCELLED_EXPIRED", "APPLICATION_CANCELLED_EXPIRED", null, ctx);
   }
   if (app.state !== "READY" || !hasUnsentGoods(current.lines)) return refused(NOTHING_DUE);
-  const wentOut = current.lines.some((l) => l.state !== "PROCESSING" && l.state !== "CANCELLED");
-  const lapse = wentOut
+  const lapse = current.lines.some(wentOut)
     ? cancelUnsent(current, ctx)
     : cancelEverything(current, "CANCELLED_EXPIRED", "APPLICATION_CANCELLED_EXPIRED", null, ctx);
   if (lapse.ok) return lapse;
-  // Refunds exceed what would stay financed: the authorization ends, its goods stay.
+  // Only an application refunded beyond what went out before refunds followed it: its goods stay, and
+  // its deadline ends, so that the sweep does not find it due forever.
   return finish(current, { deadlines: { expiresAt: null, reminderAt: null } }, ctx);
 }
 
@@ -300,7 +312,6 @@ function cancelUnsent(current: Current, ctx: PlanContext): Result<Plan> {
     ctx.newId,
   );
   if (!change.ok) return change;
-  // A discount larger than what went out leaves less financed than refunded: the ledger refuses it.
   const lines = settleDiscounts(change.value, current.application.refundedAmount);
   // One event even where the state and its reason stay (READY_SHIPPED): the order changed.
   return finish(current, { lines, movement: { attribute: "items" }, event: "APPLICATION_STATE_CHANGED" }, ctx);
@@ -356,6 +367,9 @@ export function planDue(current: Current, ctx: PlanContext): Result<Plan> {
  */
 export function planExtend(current: Current, ctx: PlanContext): Result<Plan> {
   const app = current.application;
+  // An authorization that lapsed (the sweep cancelled its application) is AUTHORIZATION_EXPIRED, as
+  // one found lapsed before the sweep ran: what the partner must learn is that the deadline passed.
+  if (app.stateReason === "CANCELLED_EXPIRED") return refused(expiredProblem(app.expiresAt));
   const refusal = refusalOf("EXTEND", current);
   if (refusal) return refused(refusal);
   if (!hasUnsentGoods(current.lines) || app.expiresAt === null) {
@@ -406,6 +420,7 @@ export function planAdvance(current: Current, request: { seconds: number }, ctx:
       approvedAmount: app.approvedAmount,
       refundedAmount: app.refundedAmount,
       eventSequence: app.eventSequence,
+      contentBytes: app.contentBytes,
       decidedAt: moved.application.decidedAt,
       ...shifted,
       nextDueAt: nextDue(shifted),

@@ -129,13 +129,17 @@ export function stateAfterLines(current: StateAndReason, lineStates: readonly Li
   if (current.state === "PROCESSING") return current;
   if (order === "RETURNED") return { state: "CANCELLED", stateReason: "CANCELLED_RETURNED" };
   if (order === "DELIVERED") return { state: "READY", stateReason: "READY_DELIVERED" };
-  // A returned line still counts as shipped: it went out before it came back.
-  const shipped = lineStates.some((s) => s === "SENT" || s === "DELIVERED" || s === "RETURNED");
-  return { state: "READY", stateReason: shipped ? "READY_SHIPPED" : "READY_TO_SHIP" };
+  return { state: "READY", stateReason: lineStates.some(isOut) ? "READY_SHIPPED" : "READY_TO_SHIP" };
 }
 
 export const LINE_STATES = ["PROCESSING", "SENT", "DELIVERED", "RETURNED", "CANCELLED"] as const;
 export type LineState = (typeof LINE_STATES)[number];
+
+/**
+ * Whether a line in this state went out to the customer: sent, delivered, or returned since (a
+ * returned line went out before it came back). The one definition of "goods went out".
+ */
+export const isOut = (state: LineState): boolean => state === "SENT" || state === "DELIVERED" || state === "RETURNED";
 
 /**
  * The order's state from its lines (CONTRACT 5): all CANCELLED (or no lines) → CANCELLED; otherwise,

@@ -12,6 +12,7 @@
  * after a deadline is refused even before the scheduled sweep applies the lapse.
  */
 import type { Line } from "./order-lines";
+import { type Problem, problem } from "./result";
 
 export interface DeadlinePolicy {
   customerDecisionMs: number;
@@ -46,3 +47,15 @@ export const lapsed = (application: { expiresAt: number | null }, at: number): b
 /** Goods not yet sent (a DISCOUNT line goes with the goods, so it alone keeps no authorization alive). */
 export const hasUnsentGoods = (lines: readonly Line[]): boolean =>
   lines.some((l) => l.state === "PROCESSING" && l.type !== "DISCOUNT");
+
+/**
+ * The refusal of what a passed deadline ended (AUTHORIZATION_EXPIRED): the customer's answer, sending
+ * goods not yet sent, changing or extending. One wording wherever a deadline is judged.
+ */
+export function expiredProblem(expiresAt: number | null): Problem {
+  const when = expiresAt === null ? "an earlier time" : new Date(expiresAt).toISOString();
+  return problem(
+    "AUTHORIZATION_EXPIRED",
+    `the deadline passed at ${when}: what it allowed lapsed (the customer's answer, or sending the goods not yet sent), and it can no longer be extended; create a new application for what remains`,
+  );
+}

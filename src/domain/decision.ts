@@ -2,6 +2,8 @@
  * The credit decision (CONTRACT 6): deterministic, configured by amount limits per financing type and
  * currency. Pure: no HTTP, no SQL.
  */
+import { totalProblems } from "./money";
+import { ok, type Result, refused } from "./result";
 
 export type DecisionLimits = Record<string, Record<string, number>>;
 
@@ -97,26 +99,30 @@ export function eligibility(
   request: { amount: number; currency: string; types: readonly string[]; customerEmail?: string | undefined },
   limits: DecisionLimits,
   sandbox: boolean,
-): Eligibility[] {
-  return request.types.map((type) => {
-    const decision = decide(
-      {
+): Result<Eligibility[]> {
+  const invalid = totalProblems(request, "totalPrice");
+  if (invalid.length > 0) return refused(...invalid);
+  return ok(
+    request.types.map((type) => {
+      const decision = decide(
+        {
+          type,
+          totalAmount: request.amount,
+          currency: request.currency,
+          customerEmail: request.customerEmail ?? "",
+          agreementTermsAndConditions: true,
+        },
+        limits,
+        sandbox,
+      );
+      const maxAmount = limitFor(limits, type, request.currency);
+      const eligible = decision.outcome !== "REJECTED";
+      return {
         type,
-        totalAmount: request.amount,
-        currency: request.currency,
-        customerEmail: request.customerEmail ?? "",
-        agreementTermsAndConditions: true,
-      },
-      limits,
-      sandbox,
-    );
-    const maxAmount = limitFor(limits, type, request.currency);
-    const eligible = decision.outcome !== "REJECTED";
-    return {
-      type,
-      eligible,
-      ...(maxAmount === undefined ? {} : { maxAmount }),
-      ...(eligible ? {} : { reasons: decision.reasons.filter((r) => r !== "WITHIN_LIMIT") }),
-    };
-  });
+        eligible,
+        ...(maxAmount === undefined ? {} : { maxAmount }),
+        ...(eligible ? {} : { reasons: decision.reasons.filter((r) => r !== "WITHIN_LIMIT") }),
+      };
+    }),
+  );
 }

@@ -54,6 +54,16 @@ export const ORDER_CONSISTENCY_CODES = [
   "NON_POSITIVE_TOTAL",
 ] as const satisfies readonly InvalidCode[];
 
+/**
+ * What a total to finance must be (NON_POSITIVE_TOTAL): more than zero. One rule for a new order and
+ * for the precheck's total, so that precheck never offers what create refuses.
+ */
+export function totalProblems(totalPrice: MoneyInput, attribute: string): Problem[] {
+  return totalPrice.amount > 0
+    ? []
+    : [{ code: "NON_POSITIVE_TOTAL", message: "The order total must be positive.", attribute: `${attribute}.amount` }];
+}
+
 export function orderConsistencyProblems(order: OrderMoneyInput, prefix = "order"): Problem[] {
   const problems: Problem[] = [];
   const currency = order.totalPrice.currency;
@@ -84,13 +94,7 @@ export function orderConsistencyProblems(order: OrderMoneyInput, prefix = "order
       attribute: `${prefix}.totalPrice.amount`,
     });
   }
-  if (order.totalPrice.amount <= 0) {
-    problems.push({
-      code: "NON_POSITIVE_TOTAL",
-      message: "The order total must be positive.",
-      attribute: `${prefix}.totalPrice.amount`,
-    });
-  }
+  problems.push(...totalProblems(order.totalPrice, `${prefix}.totalPrice`));
 
   order.items.forEach((item, i) => {
     const attribute = `${prefix}.items[${i}].totalPrice.amount`;

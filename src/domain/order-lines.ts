@@ -2,7 +2,7 @@
  * Order lines and the operations on them (CONTRACT 5). Pure: no HTTP, no SQL. Handlers load the lines,
  * call one of these, and write back what changed.
  */
-import type { LineState } from "./application-state";
+import { isOut, type LineState } from "./application-state";
 import { proRata } from "./money";
 import { type Problem, problem, type Result, refused } from "./result";
 
@@ -253,6 +253,9 @@ function split<L extends Line>(line: L, units: number, id: string): [piece: L, r
     },
   ];
 }
+
+/** Whether the line went out to the customer (application-state.ts, `isOut`). */
+export const wentOut = (line: Pick<Line, "state">): boolean => isOut(line.state);
 
 /** Sum of `totalPriceAmount` of the lines that are not CANCELLED: the financed total. */
 export function financedAmount(lines: readonly Line[]): number {

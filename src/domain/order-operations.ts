@@ -2,7 +2,7 @@
  * The operations on an order (CONTRACT 5) as plans: each takes the application as it is and the
  * request, and answers the plan of the change or the refusal. Pure: no HTTP, no SQL.
  */
-import { lapsed } from "./deadlines";
+import { expiredProblem, lapsed } from "./deadlines";
 import type { AcceptedDocument } from "./documents";
 import { ledgerOf, refundableAmount } from "./ledger";
 import {
@@ -65,7 +65,8 @@ export interface RefundRequest {
 }
 
 const unsent = (line: Line) => line.state === "PROCESSING";
-const wentOut = (line: Line) => line.state === "SENT" || line.state === "DELIVERED";
+/** Goods out with the customer, which can come back (a returned line came back already). */
+const returnable = (line: Line) => line.state === "SENT" || line.state === "DELIVERED";
 const goods = (eligible: (line: Line) => boolean) => (line: Line) => eligible(line) && !isDiscount(line);
 
 const NOTHING_TO_RETURN = problem("NOTHING_TO_RETURN", "no item was sent or delivered", "items");
@@ -90,15 +91,8 @@ function belowOne(totalPrice: Money | undefined, current: Current): Problem | un
  * order awaiting the customer or its goods can no longer change. What stays financed (goods that went
  * out) and cancelling are unaffected.
  */
-function expired(current: Current, ctx: PlanContext): Problem | undefined {
-  const { expiresAt } = current.application;
-  return lapsed(current.application, ctx.at)
-    ? problem(
-        "AUTHORIZATION_EXPIRED",
-        `the deadline passed at ${new Date(expiresAt!).toISOString()}: what was not yet sent lapses`,
-      )
-    : undefined;
-}
+const expired = (current: Current, ctx: PlanContext): Problem | undefined =>
+  lapsed(current.application, ctx.at) ? expiredProblem(current.application.expiresAt) : undefined;
 
 /** Money in a request must be in the application's currency (one currency per application). */
 function currencyProblem(money: Money | undefined, current: Current, attribute: string): Problem | undefined {
@@ -189,7 +183,9 @@ export function planSend(current: Current, request: SendRequest, ctx: PlanContex
     applyToLines(current.lines, request.items, unsent, update, ctx.newId),
     problem("ORDER_ALREADY_SENT", "every item is already sent, delivered or cancelled", "items"),
   );
-  return lines.ok ? finish(current, { lines: lines.value }, ctx) : lines;
+  return lines.ok
+    ? finish(current, { lines: lines.value, movement: { shipped: true, attribute: "items" } }, ctx)
+    : lines;
 }
 
 export function planDeliver(current: Current, request: DeliverRequest, ctx: PlanContext): Result<Plan> {
@@ -213,7 +209,7 @@ export function planDeliver(current: Current, request: DeliverRequest, ctx: Plan
   if (lapse) return refused(lapse);
   const sentDate = request.sentDate ?? request.deliveryDate;
   const lines = change.value.lines.map((l) => (touched.has(l.id) && l.sentDate === null ? { ...l, sentDate } : l));
-  return finish(current, { lines: { ...change.value, lines } }, ctx);
+  return finish(current, { lines: { ...change.value, lines }, movement: { shipped: true, attribute: "items" } }, ctx);
 }
 
 /**
@@ -236,7 +232,7 @@ export function planReturn(current: Current, request: ReturnRequest, ctx: PlanCo
   if (request.items === undefined) change = returnEverything(current.lines, ctx.newId);
   else if (request.items.length > 0) {
     change = changed(
-      applyToLines(current.lines, request.items, goods(wentOut), { state: "RETURNED" }, ctx.newId),
+      applyToLines(current.lines, request.items, goods(returnable), { state: "RETURNED" }, ctx.newId),
       NOTHING_TO_RETURN,
     );
   }
@@ -280,7 +276,7 @@ export function planReturn(current: Current, request: ReturnRequest, ctx: PlanCo
 /** The whole order comes back: goods that went out are returned, goods that never did are cancelled. */
 function returnEverything(lines: readonly Line[], newId: () => string): Result<LinesChange> {
   const returned = changed(
-    applyToLines(lines, undefined, goods(wentOut), { state: "RETURNED" }, newId),
+    applyToLines(lines, undefined, goods(returnable), { state: "RETURNED" }, newId),
     NOTHING_TO_RETURN,
   );
   if (!returned.ok) return returned;

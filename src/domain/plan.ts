@@ -4,6 +4,8 @@
  * operations.ts, order-operations.ts) build plans; src/db/application-write.ts writes them as one
  * guarded batch. Pure: no HTTP, no SQL.
  */
+
+import { jsonBytes, linesBytes, MAX_APPLICATION_BYTES } from "./application-size";
 import {
   type ApplicationState,
   type ApplicationStatus,
@@ -15,9 +17,9 @@ import {
   stateAfterLines,
 } from "./application-state";
 import { authorization, type DeadlinePolicy, type Deadlines, hasUnsentGoods, nextDue } from "./deadlines";
-import { approve, ledgerOf, type Movement, move } from "./ledger";
+import { approve, ledgerOf, type Movement, move, wentOutAmount } from "./ledger";
 import type { Offer } from "./offer";
-import { financedAmount, type Line, type LinesChange } from "./order-lines";
+import { financedAmount, type Line, type LinesChange, wentOut } from "./order-lines";
 import { ok, type Problem, problem, type Result, refused } from "./result";
 
 /** The application as the rules see it. */
@@ -43,6 +45,8 @@ export interface ApplicationFacts {
   reviewAt: number | null;
   /** What a pending manual review settles to. */
   reviewOutcome: "APPROVE" | "REJECT" | null;
+  /** What the application holds, as application-size.ts measures it. */
+  contentBytes: number;
 }
 
 export interface Current {
@@ -78,6 +82,8 @@ export interface ApplicationUpdate {
   approvedAmount: number | null;
   refundedAmount: number;
   eventSequence: number;
+  /** What the application holds after the operation (application-size.ts). */
+  contentBytes: number;
   decisionReasons?: string[];
   decidedAt?: number | null;
   cancelReason?: CancelReason;
@@ -170,12 +176,25 @@ export interface Outcome {
   >;
 }
 
+/** The refusal of content past MAX_APPLICATION_BYTES, at `attribute` of the request. */
+export function sizeLimitProblem(attribute: string): Problem {
+  return problem(
+    "APPLICATION_SIZE_LIMIT_REACHED",
+    `an application holds at most ${MAX_APPLICATION_BYTES / 1024} KiB of order content (its items' identifiers and texts, the customer and the order details), and acting on part of an item copies it; act on whole items, or shorten the texts`,
+    attribute,
+  );
+}
+
+/** What an application's customer, order details and merchant URLs hold: its content besides the lines. */
+export const detailsBytes = (details: { customer: unknown; orderDetails: unknown; merchantUrls: unknown }) =>
+  jsonBytes(details.customer) + jsonBytes(details.orderDetails) + jsonBytes(details.merchantUrls);
+
 /** The facts the state machine reads. */
 export function statusOf(current: Current): ApplicationStatus {
   return {
     state: current.application.state,
     stateReason: current.application.stateReason,
-    goodsOut: current.lines.some((l) => l.state === "SENT" || l.state === "DELIVERED" || l.state === "RETURNED"),
+    goodsOut: current.lines.some(wentOut),
   };
 }
 
@@ -228,12 +247,22 @@ export function finish(current: Current, outcome: Outcome, ctx: PlanContext): Re
       ),
     );
   }
+  const contentBytes = outcome.lines
+    ? app.contentBytes - linesBytes(current.lines) + linesBytes(lines)
+    : app.contentBytes;
+  // Only growth is refused: what shrinks an application stored before the budget existed stays possible.
+  if (contentBytes > MAX_APPLICATION_BYTES && contentBytes > app.contentBytes)
+    return refused(sizeLimitProblem("items"));
   if (outcome.document && current.documents.length >= MAX_DOCUMENTS) {
     return refused(
       problem("DOCUMENT_LIMIT_REACHED", `an application keeps at most ${MAX_DOCUMENTS} documents`, "document"),
     );
   }
-  const moved = move(ledgerOf(app, current.lines), { ...outcome.movement, financed: financedAmount(lines) });
+  const moved = move(ledgerOf(app, current.lines), {
+    ...outcome.movement,
+    financed: financedAmount(lines),
+    wentOut: wentOutAmount(lines),
+  });
   if (!moved.ok) return moved;
   const ledger = outcome.approve ? approve(moved.value) : moved.value;
   const next =
@@ -256,6 +285,7 @@ export function finish(current: Current, outcome: Outcome, ctx: PlanContext): Re
       approvedAmount: ledger.approved,
       refundedAmount: ledger.refunded,
       eventSequence: sequence,
+      contentBytes,
       ...deadlines,
       nextDueAt: nextDue(deadlines),
     },

@@ -40,6 +40,8 @@ export type RefusalCode =
   | "FILE_TYPE_NOT_ALLOWED"
   /** The application holds the most order lines (or documents) one may hold (src/domain/plan.ts). */
   | "LINE_LIMIT_REACHED"
+  /** The application would hold more content than one may (src/domain/application-size.ts). */
+  | "APPLICATION_SIZE_LIMIT_REACHED"
   | "DOCUMENT_LIMIT_REACHED"
   /** The partner's share of the storage every partner shares is used up (an operator can raise it). */
   | "STORAGE_QUOTA_EXCEEDED"

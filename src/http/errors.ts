@@ -75,6 +75,7 @@ const PROBLEM_KINDS: Record<ProblemCode, "invalid_request" | "conflict" | "unpro
   FILE_TOO_LARGE: "unprocessable",
   FILE_TYPE_NOT_ALLOWED: "unprocessable",
   LINE_LIMIT_REACHED: "unprocessable",
+  APPLICATION_SIZE_LIMIT_REACHED: "unprocessable",
   DOCUMENT_LIMIT_REACHED: "unprocessable",
   STORAGE_QUOTA_EXCEEDED: "unprocessable",
   ROTATION_LIMIT_REACHED: "unprocessable",

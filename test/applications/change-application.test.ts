@@ -2,12 +2,12 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { changeApplication } from "../../src/applications/change-application";
 import { database } from "../../src/db/client";
-import { planRefund, planSend } from "../../src/domain/order-operations";
+import { planDeliver, planRefund } from "../../src/domain/order-operations";
 import { ApiError } from "../../src/http/errors";
 import { signIn } from "../support/api";
 import { DEADLINES } from "../support/domain";
 import { eventsOf } from "../support/factories";
-import { app, approved, order, put } from "../support/orders";
+import { app, approved, order, put, shipped } from "../support/orders";
 
 describe("racing operations", () => {
   it("parallel send and cancel: exactly one wins and the state is consistent", async () => {
@@ -37,7 +37,7 @@ describe("changeApplication", () => {
 
   it("runs a round that lost a race again on fresh state, and answers 409 CONCURRENT_MODIFICATION after 25", async () => {
     const { partner, token } = await signIn();
-    const id = await approved(token);
+    const id = await shipped(token, [{ code: "BK-7" }]);
     let rounds = 0;
     const result = await changeApplication(services(), partner.id, id, (current, ctx) => {
       rounds++;
@@ -57,7 +57,7 @@ describe("changeApplication", () => {
 
   it("hands the written event's wake-up to notify, and nothing for a change without an event", async () => {
     const { partner, token } = await signIn();
-    const id = await approved(token);
+    const id = await shipped(token, [{ code: "BK-7" }]);
     const notified: unknown[] = [];
     const withNotify = { ...services(), notify: (messages: unknown[]) => notified.push(...messages) };
     const refund = await changeApplication(withNotify, partner.id, id, (current, ctx) =>
@@ -66,7 +66,7 @@ describe("changeApplication", () => {
     expect(refund.outcome).toBe("written");
     expect(notified).toEqual([]);
     const sent = await changeApplication(withNotify, partner.id, id, (current, ctx) =>
-      planSend(current, { sentDate: "2026-11-23" }, ctx),
+      planDeliver(current, { deliveryDate: "2026-11-23" }, ctx),
     );
     expect(sent.outcome === "written" && sent.plan.event).toBeTruthy();
     expect(notified).toEqual([

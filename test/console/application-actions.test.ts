@@ -5,7 +5,7 @@ import { type ConsoleBrowser, formFields, signedInBrowser } from "../support/con
 import { applicationRequest, countRows, createApplication } from "../support/factories";
 import { submitGateway } from "../support/gateway";
 import { firstEvent, T0, useNotificationHarness } from "../support/notifications";
-import { approvedWithTotal } from "../support/orders";
+import { approvedWithTotal, shippedWithTotal } from "../support/orders";
 
 useNotificationHarness();
 
@@ -35,7 +35,7 @@ async function stored(id: string) {
 describe("actions on an application", () => {
   it("refunds part of it after confirmation: the refund, the money, and what the page says", async () => {
     const { partner, token } = await signIn();
-    const id = await approvedWithTotal(token, 100000);
+    const id = await shippedWithTotal(token, 100000);
     const browser = await signedInBrowser(partner);
     const confirmation = await ask(browser, id, "refund", { amount: "250.50", reason: "scratched box" });
     expect(confirmation.status).toBe(200);
@@ -65,7 +65,7 @@ describe("actions on an application", () => {
 
   it("refunds once however often the confirming form is sent: a double-click answers the first answer", async () => {
     const { partner, token } = await signIn();
-    const id = await approvedWithTotal(token, 100000);
+    const id = await shippedWithTotal(token, 100000);
     const browser = await signedInBrowser(partner);
     const confirmation = await ask(browser, id, "refund", { amount: "100" });
     const fields = formFields(confirmation.html, `${page(id)}/refund`);
@@ -89,7 +89,7 @@ describe("actions on an application", () => {
 
   it("shows the domain's refusal in words and changes nothing: a refund above what is refundable", async () => {
     const { partner, token } = await signIn();
-    const id = await approvedWithTotal(token, 100000);
+    const id = await shippedWithTotal(token, 100000);
     const browser = await signedInBrowser(partner);
     const res = await ask(browser, id, "refund", { amount: "1000.01" });
     expect(res.status).toBe(422);
@@ -102,7 +102,7 @@ describe("actions on an application", () => {
 
   it("refuses what is not an amount, saying what it wants", async () => {
     const { partner, token } = await signIn();
-    const id = await approvedWithTotal(token, 100000);
+    const id = await shippedWithTotal(token, 100000);
     const res = await ask(await signedInBrowser(partner), id, "refund", { amount: "ten crowns" });
     expect(res.status).toBe(422);
     expect(res.text).toContain("Refund: Enter the amount to refund, such as 150.00.");
@@ -110,7 +110,7 @@ describe("actions on an application", () => {
 
   it("refuses a refund of nothing in its own words, not as one above what is refundable", async () => {
     const { partner, token } = await signIn();
-    const id = await approvedWithTotal(token, 100000);
+    const id = await shippedWithTotal(token, 100000);
     const res = await ask(await signedInBrowser(partner), id, "refund", { amount: "0.00" });
     expect(res.status).toBe(422);
     expect(res.text).toContain("Refund: Enter an amount of at least 0.01.");
@@ -141,23 +141,27 @@ describe("actions on an application", () => {
 
   it("refuses a reason or a note longer than the API takes, and stores nothing", async () => {
     const { partner, token } = await signIn();
-    const id = await approvedWithTotal(token, 100000);
+    const id = await shippedWithTotal(token, 100000);
     const browser = await signedInBrowser(partner);
     const refund = await ask(browser, id, "refund", { amount: "100", reason: "x".repeat(501) });
     expect(refund.status).toBe(422);
     expect(refund.text).toContain("Refund: The reason may be at most 500 characters.");
-    const cancel = await ask(browser, id, "cancel", { reason: "APPLICATION_CANCELLED_OTHER", note: "x".repeat(501) });
-    expect(cancel.status).toBe(422);
-    expect(cancel.text).toContain("The note may be at most 500 characters.");
     expect(await countRows("refunds", "application_id = ?", id)).toBe(0);
-    expect((await stored(id))!.state).toBe("READY");
     // At the limit, the confirmation page is shown.
     expect((await ask(browser, id, "refund", { amount: "100", reason: "x".repeat(500) })).status).toBe(200);
+    const waiting = await approvedWithTotal(token, 100000);
+    const cancel = await ask(browser, waiting, "cancel", {
+      reason: "APPLICATION_CANCELLED_OTHER",
+      note: "x".repeat(501),
+    });
+    expect(cancel.status).toBe(422);
+    expect(cancel.text).toContain("The note may be at most 500 characters.");
+    expect((await stored(waiting))!.state).toBe("READY");
   });
 
   it("refuses at confirmation what became impossible after asking, in words", async () => {
     const { partner, token } = await signIn();
-    const id = await approvedWithTotal(token, 100000);
+    const id = await shippedWithTotal(token, 100000);
     const browser = await signedInBrowser(partner);
     const first = formFields((await ask(browser, id, "refund", { amount: "800" })).html, `${page(id)}/refund`);
     const second = formFields((await ask(browser, id, "refund", { amount: "800" })).html, `${page(id)}/refund`);

@@ -1,10 +1,11 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { MAX_ANSWER_BYTES } from "../../src/domain/application-size";
 import { newId } from "../../src/ids";
 import { signIn } from "../support/api";
 import { signedInBrowser } from "../support/console";
 import { applicationRequest, createApplication, forceState } from "../support/factories";
-import { approvedWithTotal } from "../support/orders";
+import { approvedWithTotal, shippedWithTotal } from "../support/orders";
 
 const page = (id: string) => `/console/applications/${id}`;
 
@@ -53,9 +54,7 @@ describe("GET /console/applications/:applicationId", () => {
     expect(res.text).toContain("Variable symbols 2026000123");
     expect(res.text).toContain("Customer Jana Nováková, jana.novakova@example.com");
     expect(res.text).toContain(created.gatewayRedirectUrl);
-    expect(res.text).toMatch(
-      /Approved CZK 2,000\.00 Financed CZK 2,000\.00 Refunded CZK 0\.00 Refundable CZK 2,000\.00/,
-    );
+    expect(res.text).toMatch(/Approved CZK 2,000\.00 Financed CZK 2,000\.00 Refunded CZK 0\.00 Refundable CZK 0\.00/);
     expect(res.text).toContain("Mechanical keyboard KB-01 2 CZK 1,520.00 PROCESSING");
     expect(res.text).toContain("Guide to typing BK-7 1 CZK 160.00 PROCESSING");
   });
@@ -134,9 +133,55 @@ describe("GET /console/applications/:applicationId", () => {
     expect(processing.html).not.toContain(`action="/console/applications/${waiting.id}/refund"`);
     const ready = await approvedWithTotal(token, 50000);
     const approved = await browser.get(page(ready));
-    for (const action of ["refund", "cancel", "send"]) {
+    for (const action of ["cancel", "send"]) {
       expect(approved.html).toContain(`action="/console/applications/${ready}/${action}"`);
     }
+    // Refunds are of goods that went out: offered once something was sent.
+    expect(approved.text).toContain(
+      "Refund Not possible now: Nothing was sent yet: only goods that went out are refunded. Cancel items to reduce the order. (REFUND_LIMIT_EXCEEDED)",
+    );
+    const sent = await shippedWithTotal(token, 50000);
+    expect((await browser.get(page(sent))).html).toContain(`action="/console/applications/${sent}/refund"`);
+  });
+
+  it("stays within the ceiling of an answer whatever the texts: 500 lines, 100 refunds, 50 events of escaped text", async () => {
+    const { partner, token } = await signIn();
+    const id = await approvedWithTotal(token, 100000);
+    // Every text at its longest, of the character that escapes longest in HTML ("&" → "&amp;"),
+    // planted beside the service's own limits (they would refuse most of it).
+    const amp = (n: number) => "&".repeat(n);
+    const at = Date.now();
+    await env.DB.prepare(
+      `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 499)
+       INSERT INTO order_lines (id, application_id, position, code, name, type, quantity, total_price_amount,
+         total_vat_rate, total_vat_amount, state, created_at, updated_at)
+       SELECT printf('LINE%022d', i), ?1, i, printf('%.200c', '&') || i, ?2, 'PHYSICAL', 1, 0, 21, 0, 'SENT', ?3, ?3 FROM n`,
+    )
+      .bind(id, amp(255), at)
+      .run();
+    await env.DB.batch(
+      Array.from({ length: 100 }, (_, n) =>
+        env.DB.prepare(
+          "INSERT INTO refunds (id, application_id, origin, amount, currency, reason, created_at) VALUES (?, ?, 'REFUND', 1, 'CZK', ?, ?)",
+        ).bind(newId(at + n), id, amp(500), at + n),
+      ),
+    );
+    const events = await addEvents(id, 59);
+    for (const eventId of events.slice(-50)) {
+      await env.DB.batch(
+        Array.from({ length: 5 }, (_, n) =>
+          env.DB.prepare(
+            "INSERT INTO notification_attempts (id, event_id, attempted_at, http_status, error, duration_ms) VALUES (?, ?, ?, 500, ?, 40)",
+          ).bind(newId(at + n), eventId, at + n, amp(800)),
+        ),
+      );
+    }
+    const res = await (await signedInBrowser(partner)).get(page(id));
+    expect(res.status).toBe(200);
+    expect(new TextEncoder().encode(res.html).length).toBeLessThanOrEqual(MAX_ANSWER_BYTES);
+    expect(res.text).toContain(
+      `The first 100 of 500 lines are shown; the API answers every one (GET /financing/v1/applications/${id}).`,
+    );
   });
 
   it("is not found for another partner's application, nor for an id that does not exist", async () => {

@@ -4,10 +4,12 @@ import {
   planCreate,
   planCustomerAnswer,
   planDecision,
+  planDue,
+  planExpiry,
   planExtend,
 } from "../../src/domain/application-operations";
 import { offerToken } from "../../src/domain/offer";
-import { planChange, planRefund } from "../../src/domain/order-operations";
+import { planChange, planRefund, planSend } from "../../src/domain/order-operations";
 import { application, applied, context, item, refusal } from "../support/domain";
 
 const ctx = context();
@@ -66,12 +68,13 @@ describe("the cancellation", () => {
     });
   });
 
-  it("is refused while something is refunded: the refund would exceed what remains financed", () => {
+  it("stays possible until goods go out: nothing can be refunded before, so no refund stands in its way", () => {
     const current = application([item("KB-01", 1000)]);
-    const refunded = applied(current, planRefund(current, { totalPrice: { amount: 100, currency: "CZK" } }, ctx));
-    expect(refusal(planCancellation(refunded, { reason: "APPLICATION_CANCELLED_OTHER" }, ctx))).toEqual([
+    expect(refusal(planRefund(current, { totalPrice: { amount: 1, currency: "CZK" } }, ctx))).toEqual([
       "REFUND_LIMIT_EXCEEDED",
     ]);
+    const cancelled = applied(current, planCancellation(current, { reason: "APPLICATION_CANCELLED_OTHER" }, ctx));
+    expect(cancelled.application).toMatchObject({ state: "CANCELLED", totalAmount: 0, refundedAmount: 0 });
   });
 });
 
@@ -89,6 +92,50 @@ describe("the extension", () => {
     const reminded = { ...current, application: { ...current.application, reminderAt: null } };
     const extended = applied(reminded, planExtend(reminded, ctx));
     expect(extended.application).toMatchObject({ expiresAt: current.application.expiresAt, reminderAt: null });
+  });
+});
+
+describe("the lapse", () => {
+  const CZK = (amount: number) => ({ amount, currency: "CZK" });
+  const daysLater = (days: number) => ({ ...ctx, at: ctx.at + days * DAY });
+
+  it("cancels an approval with nothing sent: a refund of one unit before anything went out is refused", () => {
+    // The issue's reproduction: approve 2,500 on two lines, send nothing, refund 1.
+    const current = application([item("KB-01", 1500), item("MS-01", 1000)]);
+    expect(refusal(planRefund(current, { totalPrice: CZK(1) }, ctx))).toEqual(["REFUND_LIMIT_EXCEEDED"]);
+    const lapsed = applied(current, planExpiry(current, daysLater(28)));
+    expect(lapsed.application).toMatchObject({
+      state: "CANCELLED",
+      stateReason: "CANCELLED_EXPIRED",
+      totalAmount: 0,
+      expiresAt: null,
+    });
+    expect(lapsed.lines.map((l) => l.state)).toEqual(["CANCELLED", "CANCELLED"]);
+  });
+
+  it("cancels the goods not sent when part went out and was refunded, keeping what went out financed", () => {
+    const current = application([item("KB-01", 1500), item("MS-01", 1000)]);
+    const sent = applied(current, planSend(current, { items: [{ code: "KB-01" }], sentDate: TODAY }, ctx));
+    const refunded = applied(sent, planRefund(sent, { totalPrice: CZK(1500) }, ctx));
+    expect(refusal(planRefund(refunded, { totalPrice: CZK(1) }, ctx))).toEqual(["REFUND_LIMIT_EXCEEDED"]);
+    const lapsed = applied(refunded, planDue(refunded, daysLater(29)));
+    expect(lapsed.lines.map((l) => `${l.code}:${l.state}`)).toEqual(["KB-01:SENT", "MS-01:CANCELLED"]);
+    expect(lapsed.application).toMatchObject({
+      state: "READY",
+      stateReason: "READY_SHIPPED",
+      totalAmount: 1500,
+      refundedAmount: 1500,
+      expiresAt: null,
+    });
+  });
+
+  it("is refused by an extension once applied: AUTHORIZATION_EXPIRED, as before the sweep ran", () => {
+    const current = application([item("KB-01", 1500)]);
+    expect(refusal(planExtend(current, daysLater(28)))).toEqual(["AUTHORIZATION_EXPIRED"]);
+    const lapsed = applied(current, planExpiry(current, daysLater(28)));
+    expect(refusal(planExtend(lapsed, daysLater(29)))).toEqual(["AUTHORIZATION_EXPIRED"]);
+    const cancelled = applied(current, planCancellation(current, { reason: "APPLICATION_CANCELLED_OTHER" }, ctx));
+    expect(refusal(planExtend(cancelled, ctx))).toEqual(["APPLICATION_ALREADY_CANCELLED"]);
   });
 });
 

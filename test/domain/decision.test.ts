@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { type DecisionInput, type DecisionLimits, decide, eligibility } from "../../src/domain/decision";
+import { ok } from "../../src/domain/result";
 
 const LIMITS: DecisionLimits = {
   PAY_IN_THREE: { EUR: 150_000, CZK: 3_000_000 },
@@ -162,20 +163,33 @@ describe("eligibility", () => {
   it("answers each type's offer from the same rules: eligible within the limit, the limit as maxAmount", () => {
     expect(
       eligibility({ amount: 100_000, currency: "EUR", types: ["PAY_IN_THREE", "DEFERRED_PAYMENT"] }, LIMITS, false),
-    ).toEqual([
-      { type: "PAY_IN_THREE", eligible: true, maxAmount: 150_000 },
-      { type: "DEFERRED_PAYMENT", eligible: false, maxAmount: 50_000, reasons: ["AMOUNT_OVER_LIMIT"] },
-    ]);
-    expect(eligibility({ amount: 100, currency: "CZK", types: ["DEFERRED_PAYMENT"] }, LIMITS, false)).toEqual([
-      { type: "DEFERRED_PAYMENT", eligible: false, reasons: ["NO_LIMIT_FOR_CURRENCY"] },
-    ]);
+    ).toEqual(
+      ok([
+        { type: "PAY_IN_THREE", eligible: true, maxAmount: 150_000 },
+        { type: "DEFERRED_PAYMENT", eligible: false, maxAmount: 50_000, reasons: ["AMOUNT_OVER_LIMIT"] },
+      ]),
+    );
+    expect(eligibility({ amount: 100, currency: "CZK", types: ["DEFERRED_PAYMENT"] }, LIMITS, false)).toEqual(
+      ok([{ type: "DEFERRED_PAYMENT", eligible: false, reasons: ["NO_LIMIT_FOR_CURRENCY"] }]),
+    );
+  });
+
+  it("refuses a total that create refuses (NON_POSITIVE_TOTAL), instead of calling it eligible", () => {
+    for (const amount of [0, -100]) {
+      expect(eligibility({ amount, currency: "EUR", types: ["PAY_IN_THREE"] }, LIMITS, false)).toEqual({
+        ok: false,
+        problems: [
+          { code: "NON_POSITIVE_TOTAL", message: "The order total must be positive.", attribute: "totalPrice.amount" },
+        ],
+      });
+    }
   });
 
   it("takes the sandbox's e-mail scenarios only in a sandbox", () => {
     const request = { amount: 100, currency: "EUR", types: ["PAY_IN_THREE"], customerEmail: "jane+reject@example.com" };
-    expect(eligibility(request, LIMITS, true)).toEqual([
-      { type: "PAY_IN_THREE", eligible: false, maxAmount: 150_000, reasons: ["SANDBOX_REJECT"] },
-    ]);
-    expect(eligibility(request, LIMITS, false)[0]!.eligible).toBe(true);
+    expect(eligibility(request, LIMITS, true)).toEqual(
+      ok([{ type: "PAY_IN_THREE", eligible: false, maxAmount: 150_000, reasons: ["SANDBOX_REJECT"] }]),
+    );
+    expect(eligibility(request, LIMITS, false)).toMatchObject(ok([{ eligible: true }]));
   });
 });

@@ -16,8 +16,8 @@ const ctx = context();
 const send = (current: Current, items?: { code: string; quantity?: number }[]) =>
   applied(current, planSend(current, { items, sentDate: "2026-11-23" }, ctx));
 const money = (current: Current) => {
-  const ledger = ledgerOf(current.application, current.lines);
-  return { ...ledger, refundable: refundableAmount(ledger) };
+  const { approved, financed, refunded, ...ledger } = ledgerOf(current.application, current.lines);
+  return { approved, financed, refunded, refundable: refundableAmount({ approved, financed, refunded, ...ledger }) };
 };
 const states = (current: Current) => current.lines.map((l) => `${l.code}:${l.state}`);
 
@@ -74,25 +74,40 @@ describe("a DISCOUNT line moves only with the whole order", () => {
     expect(money(applied(one, second))).toEqual({ approved: 1100, financed: 1100, refunded: 1100, refundable: 0 });
   });
 
-  it("is cancelled, not returned, when the goods that came back were refunded beyond their discounted price", () => {
-    // The book went out and came back (300 refunded); the keyboard never went out and is cancelled.
+  it("applies to what went out while the rest waits: an early return refunds at most what went out less it", () => {
+    // The book went out (300, less the discount of 200 while the keyboard waits): 100 is refundable.
     const order = application([item("KB-01", 1000), item("BK-7", 300), item("DISC", -200)]);
     const bookSent = send(order, [{ code: "BK-7" }]);
-    const bookBack = applied(bookSent, planReturn(bookSent, { items: [{ code: "BK-7" }] }, ctx));
+    expect(money(bookSent)).toMatchObject({ financed: 1100, refundable: 100 });
+    expect(refusal(planReturn(bookSent, { items: [{ code: "BK-7" }] }, ctx))).toEqual(["REFUND_LIMIT_EXCEEDED"]);
+    const bookBack = applied(bookSent, planReturn(bookSent, { items: [{ code: "BK-7" }], totalPrice: CZK(100) }, ctx));
+    // The keyboard never goes out: cancelled, the discount comes back with the book it was taken off.
     const done = applied(bookBack, planCancelItems(bookBack, { items: [{ code: "KB-01" }] }, ctx));
-    expect(states(done)).toEqual(["KB-01:CANCELLED", "BK-7:RETURNED", "DISC:CANCELLED"]);
-    expect(money(done)).toEqual({ approved: 1100, financed: 300, refunded: 300, refundable: 0 });
+    expect(states(done)).toEqual(["KB-01:CANCELLED", "BK-7:RETURNED", "DISC:RETURNED"]);
+    expect(money(done)).toEqual({ approved: 1100, financed: 100, refunded: 100, refundable: 0 });
     expect(done.application).toMatchObject({ state: "CANCELLED", stateReason: "CANCELLED_RETURNED" });
   });
 
-  it("refuses a cancellation that would leave the discount larger than what remains", () => {
+  it("is cancelled, not returned, when the goods that came back were refunded beyond their discounted price", () => {
+    // Everything went out, the book came back with its full price refunded, the keyboard comes back.
+    const order = application([item("KB-01", 1000), item("BK-7", 300), item("DISC", -200)]);
+    const sent = send(order);
+    const bookBack = applied(sent, planReturn(sent, { items: [{ code: "BK-7" }] }, ctx));
+    expect(money(bookBack)).toMatchObject({ refunded: 300, refundable: 800 });
+    const done = applied(bookBack, planReturn(bookBack, { items: [{ code: "KB-01" }], totalPrice: CZK(800) }, ctx));
+    expect(states(done)).toEqual(["KB-01:RETURNED", "BK-7:RETURNED", "DISC:RETURNED"]);
+    expect(money(done)).toEqual({ approved: 1100, financed: 1100, refunded: 1100, refundable: 0 });
+  });
+
+  it("refuses to send goods that would not cover the discount, so that a lapse can keep them alone", () => {
     const order = application([item("KB-01", 1000), item("BK-7", 100), item("DISC", -200)]);
-    const bookSent = send(order, [{ code: "BK-7" }]);
-    expect(refusal(planCancelItems(bookSent, { items: [{ code: "KB-01" }] }, ctx))).toEqual(["DISCOUNT_NOT_SEPARABLE"]);
-    // The whole-order return still closes it: what went out comes back, the rest is cancelled.
-    const closed = applied(bookSent, planReturn(bookSent, {}, ctx));
-    expect(states(closed)).toEqual(["KB-01:CANCELLED", "BK-7:RETURNED", "DISC:CANCELLED"]);
-    expect(money(closed)).toEqual({ approved: 900, financed: 100, refunded: 100, refundable: 0 });
+    expect(refusal(planSend(order, { items: [{ code: "BK-7" }], sentDate: "2026-11-23" }, ctx))).toEqual([
+      "DISCOUNT_NOT_SEPARABLE",
+    ]);
+    expect(refusal(planDeliver(order, { items: [{ code: "BK-7" }], deliveryDate: "2026-11-23" }, ctx))).toEqual([
+      "DISCOUNT_NOT_SEPARABLE",
+    ]);
+    expect(states(send(order, [{ code: "KB-01" }]))).toEqual(["KB-01:SENT", "BK-7:PROCESSING", "DISC:PROCESSING"]);
   });
 
   it("is sent and delivered with the whole order like any line", () => {

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { sha256Hex } from "../../src/auth/crypto";
 import { call, json, login, signIn } from "../support/api";
 import { applicationCount, applicationRequest, countRows } from "../support/factories";
-import { app, approvedWithTotal, expect422 } from "../support/orders";
+import { app, expect422, shippedWithTotal } from "../support/orders";
 
 afterEach(() => {
   vi.useRealTimers();
@@ -14,7 +14,7 @@ const T0 = new Date("2027-04-01T08:00:00Z").getTime();
 describe("Idempotency-Key", () => {
   it("replays a refund's first response without creating a second refund", async () => {
     const { token } = await signIn();
-    const id = await approvedWithTotal(token, 2000);
+    const id = await shippedWithTotal(token, 2000);
     const request = {
       token,
       body: { totalPrice: { amount: 700, currency: "CZK" } },
@@ -42,7 +42,7 @@ describe("Idempotency-Key", () => {
 
   it("refuses the same key with another body (422 IDEMPOTENCY_KEY_REUSED)", async () => {
     const { token } = await signIn();
-    const id = await approvedWithTotal(token, 2000);
+    const id = await shippedWithTotal(token, 2000);
     const headers = { "Idempotency-Key": "refund-2" };
     await call("POST", `${app(id)}/refunds`, {
       token,
@@ -60,7 +60,7 @@ describe("Idempotency-Key", () => {
 
   it("refuses the same key on another path", async () => {
     const { token } = await signIn();
-    const id = await approvedWithTotal(token, 2000);
+    const id = await shippedWithTotal(token, 2000);
     const headers = { "Idempotency-Key": "op-1" };
     await call("PUT", `${app(id)}/order/send`, { token, headers });
     await expect422(await call("PUT", `${app(id)}/order/deliver`, { token, headers }), "IDEMPOTENCY_KEY_REUSED");
@@ -68,7 +68,7 @@ describe("Idempotency-Key", () => {
 
   it("replays a refusal too: the same request gets the same answer", async () => {
     const { token } = await signIn();
-    const id = await approvedWithTotal(token, 2000);
+    const id = await shippedWithTotal(token, 2000);
     const request = {
       token,
       body: { totalPrice: { amount: 5000, currency: "CZK" } },
@@ -84,7 +84,7 @@ describe("Idempotency-Key", () => {
     vi.useFakeTimers({ toFake: ["Date"] });
     vi.setSystemTime(T0);
     const { partner, token } = await signIn();
-    const id = await approvedWithTotal(token, 2000);
+    const id = await shippedWithTotal(token, 2000);
     const refund = { totalPrice: { amount: 100, currency: "CZK" } };
     const headers = { "Idempotency-Key": "daily" };
     await call("POST", `${app(id)}/refunds`, { token, headers, body: refund });
@@ -120,7 +120,7 @@ describe("Idempotency-Key", () => {
 
   it("answers concurrent retries with one execution", async () => {
     const { token } = await signIn();
-    const id = await approvedWithTotal(token, 2000);
+    const id = await shippedWithTotal(token, 2000);
     const request = {
       token,
       body: { totalPrice: { amount: 10, currency: "CZK" } },

@@ -1,5 +1,6 @@
 /** Plain-data applications for tests of src/domain: no database, no HTTP. */
 
+import { linesBytes } from "../../src/domain/application-size";
 import type { DeadlinePolicy } from "../../src/domain/deadlines";
 import { newLines, type OrderItem } from "../../src/domain/order-lines";
 import type { ApplicationFacts, Current, Plan, PlanContext } from "../../src/domain/plan";
@@ -83,6 +84,7 @@ export function application(
     reminderAt: state === "READY" && !extended ? ctx.at + DEADLINES.authorizationMs - DEADLINES.reminderMs : null,
     reviewAt: review ? ctx.at + REVIEW_MS : null,
     reviewOutcome: review ? "APPROVE" : null,
+    contentBytes: linesBytes(lines),
   };
   return { application: facts, lines, documents: [] };
 }

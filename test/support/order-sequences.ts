@@ -307,18 +307,28 @@ export function checkStep(before: Current, op: Operation, plan: Plan, after: Ret
   expect(now.refunded).toBeLessThanOrEqual(now.financed);
   if (now.approved !== null) expect(now.financed).toBeLessThanOrEqual(now.approved);
   expect(after.application.totalAmount).toBe(now.financed);
-  if (op.kind !== "change") expect(now.financed).toBeLessThanOrEqual(was.financed);
+  // The financed total rises only by an order change, or a lapse: then it is exactly what went out.
+  const lapsedNow =
+    (op.kind === "sweep" || op.kind === "advance") && hasUnsentGoods(before.lines) && !hasUnsentGoods(after.lines);
+  if (lapsedNow) expect(now.financed).toBe(now.wentOut);
+  else if (op.kind !== "change") expect(now.financed).toBeLessThanOrEqual(was.financed);
   expect(now.refunded).toBeGreaterThanOrEqual(was.refunded);
   expect(now.refunded - was.refunded).toBe(plan.refund?.amount ?? 0);
   // Only a review's settlement approves (at the financed total); nothing else moves the approval.
   const settled = before.application.stateReason === "PROCESSING_MANUAL_REVIEW" && after.application.state === "READY";
   expect(now.approved).toBe(settled ? now.financed : was.approved);
 
+  // Money is refunded only for what went out (CONTRACT 5): a refund never takes more than that.
+  if (plan.refund) expect(now.refunded).toBeLessThanOrEqual(now.wentOut);
+
   // Time: nothing goes out once its authorization lapsed, and what the sweep (or an advance) leaves
-  // has no lapsed deadline with goods still waiting on it.
+  // has no lapsed deadline with goods still waiting on it: a lapse always cancels the goods not sent.
   if (op.kind === "send") expect(lapsed(before.application, at)).toBe(false);
   if (op.kind === "sweep" || op.kind === "advance") {
     const app = after.application;
+    if (before.application.state === "READY" && lapsed(before.application, at) && hasUnsentGoods(before.lines)) {
+      expect(hasUnsentGoods(after.lines)).toBe(false);
+    }
     expect(app.state === "READY" && lapsed(app, at) && hasUnsentGoods(after.lines)).toBe(false);
     expect(app.state === "PROCESSING" && app.stateReason === "PROCESSING_REDIRECT_NEEDED" && lapsed(app, at)).toBe(
       false,
@@ -344,6 +354,10 @@ export function checkStep(before: Current, op: Operation, plan: Plan, after: Ret
   if (cancelledNow.length > 0 && goods.some((l) => l.state === "RETURNED")) {
     const withDiscountsReturned = now.financed + cancelledNow.reduce((sum, l) => sum + l.totalPriceAmount, 0);
     expect(withDiscountsReturned).toBeLessThan(was.refunded);
+  }
+  // Once anything went out, what went out covers the discount (the lapse can always keep it alone).
+  if (after.lines.some((l) => ["SENT", "DELIVERED", "RETURNED"].includes(l.state))) {
+    expect(now.wentOut).toBeGreaterThanOrEqual(0);
   }
   const { state, stateReason } = after.application;
   const wentOut = after.lines.some((l) => ["SENT", "DELIVERED", "RETURNED"].includes(l.state));

@@ -55,6 +55,25 @@ export async function approved(token: string) {
   return created.id;
 }
 
+/** An approved application with a single line of `total`, sent: refundable in full. */
+export async function shippedWithTotal(token: string, total: number) {
+  const id = await approvedWithTotal(token, total);
+  const res = await put(token, `${app(id)}/order/send`, {});
+  if (res.status !== 200) throw new Error(`send answered ${res.status}: ${await res.text()}`);
+  return id;
+}
+
+/**
+ * The factory's application, approved, with `items` sent (every item when omitted): refunds and
+ * returns need goods that went out (CONTRACT 5).
+ */
+export async function shipped(token: string, items?: { code: string; quantity?: number }[]) {
+  const id = await approved(token);
+  const res = await put(token, `${app(id)}/order/send`, items ? { items } : {});
+  if (res.status !== 200) throw new Error(`send answered ${res.status}: ${await res.text()}`);
+  return id;
+}
+
 export async function put(token: string, path: string, body?: unknown, headers?: Record<string, string>) {
   return call("PUT", path, { token, ...(body === undefined ? {} : { body }), ...(headers ? { headers } : {}) });
 }

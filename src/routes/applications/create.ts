@@ -17,7 +17,9 @@ import {
   IdempotencyHeaders,
   jsonBodyOf,
   openApiRoute,
+  type Refusals,
   type RouteDefinition,
+  withRefusals,
   writeContent,
 } from "../../http/openapi";
 import { publish } from "../../notifications/outbox";
@@ -25,14 +27,21 @@ import examples from "../examples.json";
 import { presentApplication, presentContext } from "./present";
 import { Application, CreateApplicationRequest } from "./schema";
 
+const REFUSALS = {
+  APPLICATION_SIZE_LIMIT_REACHED:
+    "the order's content (items with their identifiers and texts, the customer, addresses) is over 256 KiB",
+} satisfies Refusals;
+
 const route = {
   operationId: "createApplication",
   method: "post",
   path: "/financing/v1/applications",
   tags: ["Applications"],
   summary: "Create a financing application",
-  description:
+  description: withRefusals(
     "Creates the application in state PROCESSING / PROCESSING_REDIRECT_NEEDED and answers 201 with it, a `Location` header and `gatewayRedirectUrl`, where the customer is to be sent. A request matching one of the last 20 minutes on type, total amount and currency, order number and variable symbols (in order) answers 200 with that earlier application and creates nothing. Amounts must add up: see the 400 codes CURRENCY_MISMATCH, TOTAL_PRICE_MISMATCH, UNIT_PRICE_MISMATCH, VAT_MISMATCH, NEGATIVE_AMOUNT, NON_POSITIVE_TOTAL.",
+    REFUSALS,
+  ),
   security: bearerSecurity,
   request: () => ({
     headers: IdempotencyHeaders(),
@@ -50,6 +59,7 @@ const route = {
       idempotent: true,
       lookup: false,
       invalid: [...ORDER_CONSISTENCY_CODES],
+      refusals: REFUSALS,
     }),
   }),
 } satisfies RouteDefinition;

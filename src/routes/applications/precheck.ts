@@ -1,5 +1,6 @@
 import { eligibility } from "../../domain/decision";
 import { FINANCING_TYPES } from "../../domain/financing-terms";
+import { orRefuse } from "../../http/errors";
 import {
   bearerSecurity,
   failures,
@@ -62,22 +63,24 @@ const route = {
   request: () => ({ headers: IdempotencyHeaders(), body: jsonBodyOf(PrecheckRequest(), examples.precheckRequest) }),
   responses: () => ({
     200: jsonContent(PrecheckResult(), "The offers", examples.precheckResult),
-    ...failures({ body: true, idempotent: true, lookup: false }),
+    ...failures({ body: true, idempotent: true, lookup: false, invalid: ["NON_POSITIVE_TOTAL"] }),
   }),
 } satisfies RouteDefinition;
 
 export const precheck = openApiRoute(route, async (c) => {
   const { totalPrice, type, customer } = c.req.valid("json");
   const cfg = c.var.config;
-  const offers = eligibility(
-    {
-      amount: totalPrice.amount,
-      currency: totalPrice.currency,
-      types: type ? [type] : FINANCING_TYPES,
-      customerEmail: customer?.email,
-    },
-    cfg.DECISION_LIMITS,
-    cfg.SANDBOX,
+  const offers = orRefuse(
+    eligibility(
+      {
+        amount: totalPrice.amount,
+        currency: totalPrice.currency,
+        types: type ? [type] : FINANCING_TYPES,
+        customerEmail: customer?.email,
+      },
+      cfg.DECISION_LIMITS,
+      cfg.SANDBOX,
+    ),
   );
   return c.json({ offers }, 200);
 });

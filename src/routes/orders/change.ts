@@ -25,7 +25,8 @@ const REFUSALS = {
   APPLICATION_REJECTED: "",
   APPLICATION_ALREADY_CANCELLED: "",
   TOTAL_PRICE_LIMIT_EXCEEDED: "",
-  REFUND_LIMIT_EXCEEDED: "",
+  REFUND_LIMIT_EXCEEDED: "refunds made before refunds followed what went out",
+  APPLICATION_SIZE_LIMIT_REACHED: "the new order holds more than the 256 KiB of content an application may",
 } satisfies Refusals;
 
 const route = {

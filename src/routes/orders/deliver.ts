@@ -18,6 +18,8 @@ const route = orderOperationRoute({
   refusals: {
     ...ITEM_OPERATION_REFUSALS,
     AUTHORIZATION_EXPIRED: "delivering goods never sent, once their authorization lapsed at expiresAt",
+    DISCOUNT_NOT_SEPARABLE:
+      "the goods that went out would not cover the order's discount: deliver more of them at once",
   },
 });
 

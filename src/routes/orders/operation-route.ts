@@ -23,6 +23,8 @@ export const ITEM_OPERATION_REFUSALS = {
   ITEM_NOT_FOUND: "",
   INVALID_QUANTITY: "",
   LINE_LIMIT_REACHED: "a partial quantity would split a line past the 500 an application holds",
+  APPLICATION_SIZE_LIMIT_REACHED:
+    "a partial quantity would copy a line past the 256 KiB of content an application holds",
 } satisfies Refusals;
 
 /** The route of an order operation: PUT with the application id, answering the order with applicationInfo. */

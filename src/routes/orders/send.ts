@@ -19,6 +19,7 @@ const route = orderOperationRoute({
     ...ITEM_OPERATION_REFUSALS,
     ORDER_ALREADY_SENT: "nothing left to send",
     AUTHORIZATION_EXPIRED: "the authorization of the goods not yet sent lapsed at expiresAt",
+    DISCOUNT_NOT_SEPARABLE: "the goods that went out would not cover the order's discount: send more of them at once",
   },
 });
 

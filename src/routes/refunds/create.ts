@@ -20,7 +20,8 @@ const REFUSALS = {
   APPLICATION_NOT_READY: "",
   APPLICATION_REJECTED: "",
   APPLICATION_ALREADY_CANCELLED: "",
-  REFUND_LIMIT_EXCEEDED: "below 1, or above what is refundable",
+  REFUND_LIMIT_EXCEEDED:
+    "below 1, or above what is refundable: what went out less refunds, nothing before goods are sent",
 } satisfies Refusals;
 
 const route = {

@@ -82,7 +82,7 @@ describe("POST /financing/v1/applications creates", () => {
         reservationDate: "2026-11-22T09:15:00+00:00",
         state: "PROCESSING",
         refundedPrice: { amount: 0, currency: "CZK" },
-        refundablePrice: { amount: 200000, currency: "CZK" },
+        refundablePrice: { amount: 0, currency: "CZK" },
         documents: [],
         items: order.items.map((item) => ({ ...item, state: "PROCESSING" })),
       },

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { json, signIn } from "../../support/api";
 import { createApplication } from "../../support/factories";
 import { app, expect422, put } from "../../support/orders";
-import { application, at, confirmed, DAY, HOUR, iso, T0, useClock } from "../../support/time";
+import { application, at, confirmed, cron, DAY, HOUR, iso, T0, useClock } from "../../support/time";
 
 useClock();
 
@@ -46,5 +46,16 @@ describe("PUT …/authorization/extend", () => {
     expect(again.headers.get("Idempotent-Replayed")).toBe("true");
     expect(await json(again)).toEqual(await json(once));
     expect((await application(token, keyed.id)).expiresAt).toBe(iso(T0 + 38 * DAY));
+  });
+
+  it("answers AUTHORIZATION_EXPIRED once the lapse cancelled the application, as before the sweep ran", async () => {
+    const { partner, token: first } = await signIn();
+    const approved = await confirmed(first);
+    let token = await at(T0 + 28 * DAY, partner);
+    await expect422(await put(token, `${app(approved.id)}/authorization/extend`), "AUTHORIZATION_EXPIRED");
+    await cron();
+    token = await at(T0 + 29 * DAY, partner);
+    expect(await application(token, approved.id)).toMatchObject({ stateReason: "CANCELLED_EXPIRED" });
+    await expect422(await put(token, `${app(approved.id)}/authorization/extend`), "AUTHORIZATION_EXPIRED");
   });
 });

@@ -24,6 +24,18 @@ describe("POST /financing/v1/precheck", () => {
     expect(await countRows("applications", "partner_id = ?", partner.id)).toBe(0);
   });
 
+  it("refuses a total that create refuses (400 NON_POSITIVE_TOTAL), never calling it eligible", async () => {
+    const { token } = await signIn();
+    for (const amount of [0, -100]) {
+      const res = await call("POST", PRECHECK, { token, body: { totalPrice: CZK(amount) } });
+      expect(res.status).toBe(400);
+      expect(await json(res)).toMatchObject({
+        error: "invalid_request",
+        errors: [{ code: "NON_POSITIVE_TOTAL", attribute: "totalPrice.amount" }],
+      });
+    }
+  });
+
   it("answers only the type asked, and a currency nothing is financed in as not eligible", async () => {
     const { token } = await signIn();
     const res = await call("POST", PRECHECK, {

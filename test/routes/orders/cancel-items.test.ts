@@ -23,7 +23,8 @@ describe("PUT …/order/cancel", () => {
       { vatRate: 21, amount: 31400 - 13190, currency: "CZK" },
       { vatRate: 12, amount: 1714, currency: "CZK" },
     ]);
-    expect(body.refundablePrice.amount).toBe(124000);
+    // Nothing went out: nothing is refundable yet.
+    expect(body.refundablePrice.amount).toBe(0);
     expect(body.applicationInfo.stateReason).toBe("READY_TO_SHIP");
   });
 
@@ -57,15 +58,28 @@ describe("PUT …/order/cancel", () => {
     expect((await json<OrderView>(res)).applicationInfo.state).toBe("PROCESSING");
   });
 
-  it("refuses to leave less financed than was already refunded (REFUND_LIMIT_EXCEEDED)", async () => {
+  it("cancels what never went out whatever was refunded: refunds are only of what went out", async () => {
     const { token } = await signIn();
     const id = await approved(token);
     await put(token, `${app(id)}/order/send`, { items: [{ code: "BK-7" }] });
-    await call("POST", `${app(id)}/refunds`, { token, body: { totalPrice: { amount: 190000, currency: "CZK" } } });
+    // More than the book is refused; the book's price is refundable.
     await expect422(
-      await put(token, `${app(id)}/order/cancel`, { items: [{ code: "KB-01" }] }),
+      await call("POST", `${app(id)}/refunds`, { token, body: { totalPrice: { amount: 190000, currency: "CZK" } } }),
       "REFUND_LIMIT_EXCEEDED",
     );
+    const refund = { totalPrice: { amount: 16000, currency: "CZK" } };
+    expect((await call("POST", `${app(id)}/refunds`, { token, body: refund })).status).toBe(201);
+    const body = await json<OrderView>(await put(token, `${app(id)}/order/cancel`));
+    expect(states(body)).toEqual([
+      ["KB-01", 2, "CANCELLED"],
+      ["BK-7", 1, "SENT"],
+      ["SHIP", 1, "CANCELLED"],
+    ]);
+    expect(body).toMatchObject({
+      totalPrice: { amount: 16000 },
+      refundedPrice: { amount: 16000 },
+      refundablePrice: { amount: 0 },
+    });
   });
 });
 

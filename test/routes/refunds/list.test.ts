@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { call, json, signIn } from "../../support/api";
-import { app, approvedWithTotal, put } from "../../support/orders";
+import { app, put, shippedWithTotal } from "../../support/orders";
 
 interface RefundPage {
   data: { id: string; origin: string; totalPrice: { amount: number } }[];
@@ -10,7 +10,7 @@ interface RefundPage {
 describe("GET …/refunds", () => {
   it("lists refunds from returns and direct refunds, oldest first, a page at a time", async () => {
     const { token } = await signIn();
-    const id = await approvedWithTotal(token, 2000);
+    const id = await shippedWithTotal(token, 2000);
     await put(token, `${app(id)}/order/send`);
     await put(token, `${app(id)}/order/return`, { items: [], totalPrice: { amount: 100, currency: "CZK" } });
     await call("POST", `${app(id)}/refunds`, { token, body: { totalPrice: { amount: 200, currency: "CZK" } } });
@@ -31,7 +31,7 @@ describe("GET …/refunds", () => {
   it("answers 404 for another partner's application and 400 for a sort it does not offer", async () => {
     const owner = await signIn();
     const other = await signIn();
-    const id = await approvedWithTotal(owner.token, 2000);
+    const id = await shippedWithTotal(owner.token, 2000);
     expect((await call("GET", `${app(id)}/refunds`, { token: other.token })).status).toBe(404);
     const bad = await call("GET", `${app(id)}/refunds?sort=amount`, { token: owner.token });
     expect(bad.status).toBe(400);
