@@ -5,6 +5,7 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { ANSWER_RESERVATION } from "../../src/db/idempotency-keys";
 import { MAX_DOCUMENTS, MAX_LINES } from "../../src/domain/plan";
 import { forgetExpiredKeys, IDEMPOTENCY_TTL_MS } from "../../src/http/idempotency";
 import { call, signIn } from "../support/api";
@@ -211,5 +212,37 @@ describe("the partner's storage quota", () => {
     await forgetExpiredKeys(env);
     expect(await countRows("idempotency_keys", "partner_id = ?", partner.id)).toBe(0);
     expect(await usage(partner.id)).toBe(withAnswer - stored!.bytes);
+    expect(await usage(partner.id)).toBe(before);
+  });
+
+  it("holds at the quota's edge under 40 parallel keyed writes: what they store never passes it", async () => {
+    const { partner, token } = await signIn();
+    const id = await shipped(token);
+    const refund = (i: number) =>
+      call("POST", `${app(id)}/refunds`, {
+        token,
+        body: { totalPrice: { amount: 1, currency: "CZK" } },
+        headers: { "Idempotency-Key": `edge-${i}` },
+      });
+    // Room for a few refunds' rows, not for their answers: a claim reserves room for its answer first.
+    const quota = (await usage(partner.id)) + 2_000;
+    await setQuota(partner.id, quota);
+    const crowded = await Promise.all(Array.from({ length: 40 }, (_, i) => refund(i)));
+    for (const res of crowded) await expect422(res, "STORAGE_QUOTA_EXCEEDED");
+    expect(await usage(partner.id)).toBeLessThanOrEqual(quota);
+    expect(await countRows("refunds", "application_id = ?", id)).toBe(0);
+    expect(await countRows("idempotency_keys", "partner_id = ?", partner.id)).toBe(0);
+
+    // Room for one answer at a time: every refund that is answered is stored with its answer, and the
+    // usage never passes the quota, however the 40 interleave.
+    const roomier = (await usage(partner.id)) + ANSWER_RESERVATION + 20_000;
+    await setQuota(partner.id, roomier);
+    const statuses = (await Promise.all(Array.from({ length: 40 }, (_, i) => refund(100 + i)))).map((r) => r.status);
+    const created = statuses.filter((status) => status === 201).length;
+    expect(created).toBeGreaterThan(0);
+    expect(statuses.every((status) => status === 201 || status === 422)).toBe(true);
+    expect(await usage(partner.id)).toBeLessThanOrEqual(roomier);
+    expect(await countRows("refunds", "application_id = ?", id)).toBe(created);
+    expect(await countRows("idempotency_keys", "partner_id = ? AND response_status = 201", partner.id)).toBe(created);
   });
 });
