@@ -248,13 +248,13 @@ export function report(data: RunData): string {
     startup.push(
       "| Worker | Startup CPU ms (median) | × floor | Runs | Profile |",
       "|---|---:|---:|---|---|",
-      row("the API (wrangler.toml: scripts/build.ts's entry)", a),
+      row("the API (wrangler.toml: build/worker.ts's entry)", a),
       ...cold.map((m, index) =>
         row(`cold: ${COLD_REQUESTS[index]!.label} (the startup and what its first call loads)`, m),
       ),
       row("floor: one-route Hono Worker (bench/floors/hello-hono.ts)", f),
       "",
-      `The API's startup costs ${fmt(a.median / f.median, 1)} × the one-route Hono Worker's (${ms(a.median - f.median)} ms more). Route groups are modules of their own, loaded on their first request, and each operation's validators are built on the first request to it (scripts/build.ts, src/http/lazy-routes.ts), so a cold isolate's first request also evaluates its own group's module and builds its own operation: the cold rows (bench/README.md says how to read them). Measured as \`wrangler check startup\` measures (a V8 profile of importing the Worker's main module in a local workerd; non-idle samples × the sampling interval), sampling every 50 µs instead of V8's default millisecond (bench/README.md), on this machine's CPU, not Cloudflare's.`,
+      `The API's startup costs ${fmt(a.median / f.median, 1)} × the one-route Hono Worker's (${ms(a.median - f.median)} ms more). Route groups are modules of their own, loaded on their first request, and each operation's validators are built on the first request to it (build/worker.ts, src/http/lazy-routes.ts), so a cold isolate's first request also evaluates its own group's module and builds its own operation: the cold rows (bench/README.md says how to read them). Measured as \`wrangler check startup\` measures (a V8 profile of importing the Worker's main module in a local workerd; non-idle samples × the sampling interval), sampling every 50 µs instead of V8's default millisecond (bench/README.md), on this machine's CPU, not Cloudflare's.`,
     );
   } else {
     startup.push("Not measured (BENCH_STARTUP=0).");

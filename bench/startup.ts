@@ -202,7 +202,7 @@ export async function measureStartup(runs = config.startupRuns): Promise<Startup
   const floorConfig = configFor("hello-hono", [
     `main = ${JSON.stringify(path.join(BENCH, "floors", "hello-hono.ts"))}`,
   ]);
-  // Each cold request's variant is the API built as it is (scripts/build.ts, so with the same route
+  // Each cold request's variant is the API built as it is (build/worker.ts, so with the same route
   // modules), from an entry whose `cold` export then loads the request's group as the Worker would
   // (ROUTE_GROUPS), then its operation's module, and builds it, as the first request to it does.
   const coldTargets = COLD_REQUESTS.map((request, index): [string, string[]] => {

@@ -3,7 +3,7 @@
  * partner, prints its credentials and serves on http://127.0.0.1:8787. Arguments after `--` go to
  * `wrangler dev` (for example `npm start -- --port 9000 --var RATE_LIMIT_REQUESTS:50`).
  *
- * Each server builds into a folder of its own, dist/dev-<port> (scripts/build.ts reads
+ * Each server builds into a folder of its own, dist/dev-<port> (build/worker.ts reads
  * WORKER_BUILD_DIR; wrangler dev is given its entry there), so that a second `npm start` in the same
  * checkout, a test run or a deploy never rewrites the modules a running server loads.
  */

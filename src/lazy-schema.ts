@@ -4,7 +4,7 @@ import type * as ZodOpenApi from "@hono/zod-openapi";
  * zod (with its OpenAPI extension), loaded on demand. A module of schemas imports `z` from here rather
  * than from "@hono/zod-openapi", so that importing it evaluates nothing of zod: zod's own module is most
  * of what a cold GET costs (bench/tried.md), and only what builds a schema needs it. A request checked
- * by validators the build compiled (src/http/request-compiler.ts) needs zod only to word a refusal.
+ * by validators the build compiled (build/request-compiler.ts) needs zod only to word a refusal.
  * Whatever builds a schema (serving a route, the document, the tests) awaits `loadZod()` first; `z` used
  * before that throws, naming the fix; so does what runs zod outside a route's validation (a list's
  * filters: `parsePageRequest`). A module that builds a schema when it is loaded

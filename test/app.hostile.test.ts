@@ -7,8 +7,8 @@
 import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { openApiDocument } from "../build/document";
 import { MAX_DEPTH } from "../src/http/json-body";
-import { openApiDocument } from "../src/routes/system/openapi";
 import { call, signIn } from "./support/api";
 import { applicationRequest, createApplication, forceState } from "./support/factories";
 import { hiddenFields, openGateway, postGateway } from "./support/gateway";

@@ -6,7 +6,10 @@ export function aggregateFromRow<A extends PresentedAggregate>({
   lines,
   documents,
   ...application
-}: Record<string, unknown>) {
+}: object & {
+  lines: unknown;
+  documents: unknown;
+}) {
   // The states were stored from the domain's enums; the lines' columns are a domain `Line`'s.
   return { application, lines, documents } as unknown as A;
 }

@@ -3,6 +3,8 @@
  * recent one (spec rule 1). Without Drizzle: the batch is bound as every write is (./writes.ts), the
  * rare collision's lookup is a statement the build wrote (./precompiled.ts).
  */
+
+import { STATEMENTS } from "../../generated/statements";
 import type { CreatePlan } from "../domain/application-operations";
 import { withinDuplicateWindow } from "../domain/duplicates";
 import type { Line } from "../domain/order-lines";
@@ -103,9 +105,7 @@ async function insertApplication(
 
 /** The application holding a duplicate fingerprint of the partner, if any. */
 async function fingerprintHolder(client: D1Database, partnerId: string, fingerprint: string) {
-  return (await readFirst(client, "fingerprintHolder", { partnerId, fingerprint })) as
-    | { id: string; createdAt: number }
-    | undefined;
+  return readFirst(client, STATEMENTS.fingerprintHolder, { partnerId, fingerprint });
 }
 
 /** The application leaves the duplicate window: its fingerprint is free for a new application. */

@@ -1,25 +1,26 @@
 /**
- * The statements built ahead of time (src/db/statements.ts, written to generated/statements.ts by the
- * build), run on the routing client: a cold path that only reads runs its SQL and maps its rows without
- * loading Drizzle or the schema, which was most of the gateway page's first request (bench/tried.md).
+ * The statements built ahead of time (build/statements.ts writes generated/statements.ts), run on the
+ * routing client: a cold path that only reads runs its SQL and maps its rows without loading Drizzle or
+ * the schema, which was most of the gateway page's first request (bench/tried.md). Each statement is a
+ * handle typed by the query it was built from: its placeholders' values and its rows.
  */
-import { STATEMENTS } from "../../generated/statements";
-import { type RowMapper, rowMapper } from "./rows";
-import type { StatementName } from "./statements";
+import { type BuiltStatement, type RowMapper, rowMapper, type Statement } from "./rows";
 
-const mappers = new Map<StatementName, RowMapper>();
+const mappers = new WeakMap<BuiltStatement, RowMapper>();
+
+type ParamsOf<S> = S extends Statement<infer P, unknown> ? P : never;
+type RowOf<S> = S extends Statement<string, infer R> ? R : never;
 
 /** The rows of a statement with the placeholders' `values`, each as Drizzle's own execution maps it. */
 async function rowsOf(
   client: D1Database,
-  name: StatementName,
+  statement: BuiltStatement,
   values: Record<string, unknown>,
 ): Promise<Record<string, unknown>[]> {
-  const statement = STATEMENTS[name];
-  let mapRow = mappers.get(name);
+  let mapRow = mappers.get(statement);
   if (!mapRow) {
     mapRow = rowMapper(statement.fields);
-    mappers.set(name, mapRow);
+    mappers.set(statement, mapRow);
   }
   const params = statement.params.map((param) => ("placeholder" in param ? values[param.placeholder] : param.value));
   let rows: unknown[][];
@@ -36,25 +37,22 @@ async function rowsOf(
   return rows.map(mapRow);
 }
 
-/**
- * The one row (or undefined) of a statement built to answer one, with the placeholders' `values`, as
- * Drizzle's own execution of its query answers it.
- */
-export async function readFirst(
+/** The one row (or undefined) of a statement built to answer one, as Drizzle's own execution of its query answers it. */
+export async function readFirst<S extends Statement<string, unknown>>(
   client: D1Database,
-  name: StatementName,
-  values: Record<string, unknown>,
-): Promise<Record<string, unknown> | undefined> {
-  if (!STATEMENTS[name].first) throw new Error(`${name} answers every row, not one`);
-  return (await rowsOf(client, name, values))[0];
+  statement: S,
+  values: Record<ParamsOf<S>, unknown>,
+): Promise<RowOf<S> | undefined> {
+  if (!statement.first) throw new Error(`${statement.sql} answers every row, not one`);
+  return (await rowsOf(client, statement, values))[0] as RowOf<S> | undefined;
 }
 
-/** Every row of a statement built to answer all, with the placeholders' `values`, as Drizzle's `.all()` answers them. */
-export async function readAll(
+/** Every row of a statement built to answer all, as Drizzle's `.all()` answers them. */
+export async function readAll<S extends Statement<string, unknown>>(
   client: D1Database,
-  name: StatementName,
-  values: Record<string, unknown>,
-): Promise<Record<string, unknown>[]> {
-  if (STATEMENTS[name].first) throw new Error(`${name} answers one row, not every one`);
-  return rowsOf(client, name, values);
+  statement: S,
+  values: Record<ParamsOf<S>, unknown>,
+): Promise<RowOf<S>[]> {
+  if (statement.first) throw new Error(`${statement.sql} answers one row, not every one`);
+  return (await rowsOf(client, statement, values)) as RowOf<S>[];
 }

@@ -1,7 +1,8 @@
 /**
  * Rows as Drizzle answers them, from a plan made once per statement: which key each selected value
- * becomes and how it is decoded. src/db/compiler/ makes the plan from Drizzle's query (at the first
- * request, or ahead of time for src/db/precompiled.ts); this module maps rows by it without Drizzle.
+ * becomes and how it is decoded. src/db/compiler/ makes the plan from Drizzle's query at the first
+ * request, build/statements.ts ahead of time for src/db/precompiled.ts; this module maps rows by it
+ * without Drizzle.
  */
 
 /** How one selected value of a row becomes a field of the row Drizzle would answer. */
@@ -21,6 +22,32 @@ export interface BuiltStatement {
   /** One row or none (findFirst, `.get()`), else every row. */
   first: boolean;
   fields: FieldPlan[];
+}
+
+/**
+ * A statement as a handle (generated/statements.ts): built, with the names of its placeholders and the
+ * row its query answers as types, so that running it is typed by the query it was built from.
+ */
+export type Statement<Params extends string, R> = BuiltStatement & { readonly __params?: Params; readonly __row?: R };
+
+/** The row a query (`(db) => query`) answers: a relational findFirst's one, a select's element. */
+export type Row<Q extends (...args: never[]) => PromiseLike<unknown>> =
+  Awaited<ReturnType<Q>> extends readonly (infer R)[] ? R : NonNullable<Awaited<ReturnType<Q>>>;
+
+/** A column as a write binds it: its key in the row, its name in SQL, its encoding and its default. */
+export interface WriteColumn {
+  key: string;
+  name: string;
+  /** As Drizzle encodes the value: text as JSON, a boolean as 1 or 0; otherwise as it is. */
+  encoding?: "json" | "boolean";
+  /** The value of a column left out, as Drizzle's insert fills it in. */
+  default?: string | number | boolean | null;
+}
+
+/** A table as the writes bind it (build/statements.ts reads it from the schema). */
+export interface WriteTable {
+  name: string;
+  columns: WriteColumn[];
 }
 
 export type RowMapper = (row: unknown[]) => Record<string, unknown>;

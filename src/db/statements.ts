@@ -1,38 +1,30 @@
 /**
- * The statements built ahead of time: scripts/statements-artefact.ts writes them to
- * generated/statements.ts when the Worker is built, and src/db/precompiled.ts runs them without Drizzle.
- * test/db/statements.test.ts holds the written ones equal to what this builds in workerd.
+ * Which reads and writes the Worker runs without Drizzle: build/statements.ts builds each read's
+ * statement from its Drizzle query here, and reads each table's columns, into generated/statements.ts;
+ * src/db/precompiled.ts runs the statements (each typed by its query), src/db/writes.ts binds the
+ * writes. Only types of this module reach the Worker: it is for the build (and its tests).
  */
 import { applicationReads } from "./applications";
 import type { Database } from "./client";
-import { relationalStatement, selectStatement, writeTable } from "./compiler";
 import { eventReads } from "./events";
-import type { BuiltStatement } from "./rows";
 import { applications, documents, events, orderLines, refunds } from "./schema";
 
-/** Every statement built ahead of time, by name, from the Drizzle query it stands for. */
-export const buildStatements = (db: Database) =>
-  ({
-    applicationAggregate: relationalStatement(applicationReads.aggregate(db)),
-    presentedApplication: relationalStatement(applicationReads.presented(db)),
-    applicationOwner: selectStatement(applicationReads.owner(db), true),
-    fingerprintHolder: selectStatement(applicationReads.fingerprintHolder(db), true),
-    partnerEventsPage: selectStatement(eventReads.partnerPage(db, "start"), false),
-    partnerEventsAfter: selectStatement(eventReads.partnerPage(db, "after"), false),
-    partnerEventsBefore: selectStatement(eventReads.partnerPage(db, "before"), false),
-    partnerEvent: selectStatement(eventReads.partnerEvent(db), true),
-    eventAttempts: selectStatement(eventReads.attempts(db), false),
-  }) satisfies Record<string, BuiltStatement>;
+/** Each statement built ahead of time: the Drizzle query it stands for, run as one row (`first`) or all. */
+export const STATEMENT_QUERIES = {
+  applicationAggregate: { query: applicationReads.aggregate, first: true },
+  presentedApplication: { query: applicationReads.presented, first: true },
+  applicationOwner: { query: applicationReads.owner, first: true },
+  fingerprintHolder: { query: applicationReads.fingerprintHolder, first: true },
+  partnerEventsPage: { query: (db: Database) => eventReads.partnerPage(db, "start"), first: false },
+  partnerEventsAfter: { query: (db: Database) => eventReads.partnerPage(db, "after"), first: false },
+  partnerEventsBefore: { query: (db: Database) => eventReads.partnerPage(db, "before"), first: false },
+  partnerEvent: { query: eventReads.partnerEvent, first: true },
+  eventAttempts: { query: eventReads.attempts, first: false },
+} as const;
 
-export type StatementName = keyof ReturnType<typeof buildStatements>;
+export type StatementName = keyof typeof STATEMENT_QUERIES;
 
-/** The tables an application's writes insert into, update and delete from, as src/db/writes.ts binds them. */
-export const buildWriteTables = () => ({
-  applications: writeTable(applications),
-  orderLines: writeTable(orderLines),
-  events: writeTable(events),
-  refunds: writeTable(refunds),
-  documents: writeTable(documents),
-});
+/** The tables an application's writes insert into, update and delete from (src/db/writes.ts). */
+export const WRITE_TABLES_OF = { applications, orderLines, events, refunds, documents } as const;
 
-export type WriteTableName = keyof ReturnType<typeof buildWriteTables>;
+export type WriteTableName = keyof typeof WRITE_TABLES_OF;

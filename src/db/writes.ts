@@ -5,7 +5,7 @@
  * no Drizzle, and no write builds its SQL twice: each shape's text is kept.
  */
 import { WRITE_TABLES } from "../../generated/statements";
-import type { WriteColumn } from "./compiler/writes";
+import type { WriteColumn } from "./rows";
 import type { applications, documents, events, orderLines, refunds } from "./schema";
 import type { WriteTableName } from "./statements";
 

@@ -1,7 +1,13 @@
 /**
- * A request's validators compiled ahead of time from its zod schemas (src/http/request-compiler.ts), by
+ * What a compiled validator answers where it cannot be sure the request is valid: zod then decides, and
+ * says why. A value of its own, so that it never reads as a valid value that is undefined.
+ */
+export const UNSURE: unique symbol = Symbol("unsure");
+
+/**
+ * A request's validators compiled ahead of time from its zod schemas (build/request-compiler.ts), by
  * the part of the request each checks (as Hono's `validator` names them). Each answers what zod's parse
- * would, or `undefined` where it cannot be sure the request is valid: zod then decides, and says why.
+ * would, or UNSURE.
  */
 export type CompiledRequest = Partial<Record<CompiledTarget, (value: unknown) => unknown>>;
 

@@ -6,7 +6,7 @@ import { validator } from "hono/validator";
 import type { ConflictCode, InvalidCode, ProblemCode, RefusalCode } from "../domain/result";
 import type { HonoEnv } from "../env";
 import { loadZod, schema, z } from "../lazy-schema";
-import { COMPILED_PARTS, type CompiledRequest } from "./compiled-request";
+import { COMPILED_PARTS, type CompiledRequest, UNSURE } from "./compiled-request";
 import { ApiError, type ErrorCode, MAX_LISTED_PROBLEMS, MORE_PROBLEMS, zodProblems } from "./errors";
 
 /**
@@ -47,7 +47,7 @@ export interface OpenApiRoute {
   /** The HTTP method, upper case, and the path as Hono routes it (`:param`). */
   method: string;
   path: string;
-  /** What defines it: the build compiles its request's validators from it (src/http/request-compiler.ts). */
+  /** What defines it: the build compiles its request's validators from it (build/request-compiler.ts). */
   definition: RouteDefinition;
   /** The route's router with its validators: what serves it. */
   serve(): Promise<Hono<HonoEnv>>;
@@ -112,7 +112,10 @@ export async function serveRoute(
   const validators = COMPILED_PARTS.flatMap(([target, part]) => {
     const check = compiled[target];
     if (!check) return [];
-    const validate = validator(target, async (value) => check(value) ?? (await byZod(part, value)));
+    const validate = validator(target, async (value) => {
+      const checked = check(value);
+      return checked === UNSURE ? await byZod(part, value) : checked;
+    });
     return target === "json" ? [jsonMediaType, validate] : [validate];
   });
   const middleware = rest.middleware ? [rest.middleware].flat() : [];

@@ -2,7 +2,7 @@
  * The rules the request schemas check or apply beyond their shape, and how they read what partners send
  * (trimmed text, null for absent, a name for an object), as plain functions: zod runs them (the routes'
  * schemas refine and transform with them), and so do the validators the build compiles from those
- * schemas (./request-compiler.ts calls each by its name here), so both apply the very same rule. A
+ * schemas (build/request-compiler.ts calls each by its name here), so both apply the very same rule. A
  * function a schema uses that is not listed here makes the compiler leave that schema to zod.
  */
 

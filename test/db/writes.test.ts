@@ -5,7 +5,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { WRITE_TABLES } from "../../generated/statements";
 import { database } from "../../src/db/client";
-import type { WriteColumn } from "../../src/db/compiler/writes";
+import type { WriteColumn } from "../../src/db/rows";
 import { applications, documents, events, orderLines, refunds } from "../../src/db/schema";
 import type { WriteTableName } from "../../src/db/statements";
 import { deleteWhere, insertRows, updateWhere } from "../../src/db/writes";

@@ -2,12 +2,12 @@ import fc from "fast-check";
 import { type Context, Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { beforeAll, describe, expect, it } from "vitest";
+import { documentedRoutes } from "../../build/document";
 import { COMPILED_REQUESTS } from "../../generated/validators";
 import { ApiError, errorBody } from "../../src/http/errors";
 import { jsonBody } from "../../src/http/json-body";
 import { type OpenApiRoute, serveRoute } from "../../src/http/openapi";
 import { loadZod } from "../../src/lazy-schema";
-import { documentedRoutes } from "../../src/routes/system/openapi";
 
 /**
  * A route whose request the build compiled is served by a plain Hono router (`serveRoute`): for any

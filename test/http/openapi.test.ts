@@ -1,5 +1,5 @@
 import { describe, expect, inject, it } from "vitest";
-import { openApiDocument } from "../../src/routes/system/openapi";
+import { openApiDocument } from "../../build/document";
 import { call, json } from "../support/api";
 import { exampleProblems } from "../support/openapi-check";
 

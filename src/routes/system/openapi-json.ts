@@ -16,7 +16,7 @@ function matches(ifNoneMatch: string | undefined): boolean {
 }
 
 /**
- * `GET /openapi.json`: the document as the build wrote it (scripts/openapi-artefact.ts), never built here;
+ * `GET /openapi.json`: the document as the build wrote it (build/artefacts.ts), never built here;
  * with its ETag, so that a client holding it gets a 304 without the 300 KB.
  */
 export function openApiJson(c: Context<HonoEnv>) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { openApiDocument } from "../../../build/document";
 import { OPENAPI_DOCUMENT, OPENAPI_ETAG } from "../../../generated/openapi-document";
-import { openApiDocument } from "../../../src/routes/system/openapi";
 import { call } from "../../support/api";
 
 describe("GET /openapi.json", () => {

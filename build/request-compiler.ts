@@ -1,7 +1,7 @@
 /**
  * Compiles a route's request validators from its zod schemas, ahead of time, into plain functions
- * (generated/validators.ts, written by scripts/validators-artefact.ts): a route whose request they cover
- * is served without zod (`serveRoute` in ./openapi.ts). zod stays the single source: a compiled
+ * (generated/validators.ts, written by ./artefacts.ts): a route whose request they cover is served
+ * without zod (`serveRoute` in src/http/openapi.ts). zod stays the single source: a compiled
  * validator only answers what zod's parse answers for a request it is sure is valid, and `undefined`
  * for any other, which zod then parses, refusing it with its own problems. It knows the path, query,
  * headers (read by their names in lower case) and JSON body where their schemas are made of: objects,
@@ -9,16 +9,16 @@
  * URL check), enums, literals, booleans, numbers (integer and range; a query's coerced only from plain
  * digits), optionals, nullables, defaults, unions, `listOf`'s arrays and `withDefault`'s fields (their
  * registries, LISTS and WITH_DEFAULTS), and the refinements, overwrites and transforms of
- * REQUEST_RULES (./request-rules.ts), which it calls by name. An optional field it does not know makes
+ * REQUEST_RULES (src/http/request-rules.ts), which it calls by name. An optional field it does not know makes
  * it unsure only when the field is given; any other schema it does not know leaves the whole request to
- * zod. Today every route's request compiles. zod's internals (`_zod.def`, its checks' defs, `optin`) are
- * read here and nowhere else: a zod upgrade that changes them fails test/http/request-compiler.test.ts.
+ * zod. Today every route's request compiles. zod's internals are read here and nowhere else (./index.ts
+ * lists them): a zod upgrade that changes them fails test/build/request-compiler.test.ts.
  */
 import { isDeepStrictEqual } from "node:util";
-import { loadZod, z } from "../lazy-schema";
-import { COMPILED_PARTS, type CompiledTarget } from "./compiled-request";
-import { LISTS, type OpenApiRoute, WITH_DEFAULTS } from "./openapi";
-import { REQUEST_RULES } from "./request-rules";
+import { COMPILED_PARTS, type CompiledTarget } from "../src/http/compiled-request";
+import { LISTS, type OpenApiRoute, WITH_DEFAULTS } from "../src/http/openapi";
+import { REQUEST_RULES } from "../src/http/request-rules";
+import { loadZod, z } from "../src/lazy-schema";
 
 /** Hono's name of each request part the compiler knows, by the definition's. */
 const TARGETS: Record<string, CompiledTarget | undefined> = Object.fromEntries(
@@ -62,13 +62,10 @@ const mayBeUndefined = (schema: unknown) =>
   !LISTS.has(schema as z.ZodType) &&
   !WITH_DEFAULTS.has(schema as z.ZodType);
 
-/** A validator's statements (each returns `undefined` where the value is not certainly valid), and fresh names. */
+/** A validator's statements (each returns UNSURE where the value is not certainly valid), and fresh names. */
 class Emitter {
   lines: string[] = [];
-  /**
-   * How often the validator may be unsure of a valid value: a coerced number, a field it does not know,
-   * an undefined it reads as a refusal.
-   */
+  /** How often the validator may be unsure of a valid value: a coerced number, a field it does not know. */
   unsure = 0;
   #names = 0;
   name(prefix: string) {
@@ -97,7 +94,7 @@ function emit(schema: unknown, input: string, out: Emitter): string | null {
       return emitNumber(def, input, out);
     case "boolean":
       if (!onlyKeys(def, ["type", "error"])) return null;
-      out.lines.push(`if (typeof ${input} !== "boolean") return undefined;`);
+      out.lines.push(`if (typeof ${input} !== "boolean") return UNSURE;`);
       return input;
     case "default":
       return emitDefault(def, input, out);
@@ -152,7 +149,7 @@ function emitBlock(out: Emitter, open: string, emitInner: () => string | null, c
 function emitObject(def: Def, input: string, out: Emitter, keyOf = (key: string) => key): string | null {
   // A catch-all (strict or passthrough) or a refinement not in REQUEST_RULES is zod's to check.
   if (!onlyKeys(def, ["type", "shape", "checks"])) return null;
-  out.lines.push(`if (typeof ${input} !== "object" || ${input} === null || Array.isArray(${input})) return undefined;`);
+  out.lines.push(`if (typeof ${input} !== "object" || ${input} === null || Array.isArray(${input})) return UNSURE;`);
   const result = out.name("o");
   out.lines.push(`const ${result}: Record<string, unknown> = {};`);
   for (const [key, field] of Object.entries(def.shape as Record<string, unknown>)) {
@@ -188,14 +185,14 @@ function emitObject(def: Def, input: string, out: Emitter, keyOf = (key: string)
     // A field the compiler does not know: given, it is zod's to read.
     if (checked === null) {
       out.unsure++;
-      out.lines.push(`if (${value} !== undefined) return undefined;`, absent);
+      out.lines.push(`if (${value} !== undefined) return UNSURE;`, absent);
     }
   }
   // Refinements of the whole object, with what it came out as.
   for (const check of ((def.checks as unknown[] | undefined) ?? []).map(checkDefOf)) {
     const rule = check.check === "custom" ? out.rule(check.fn) : null;
     if (rule === null) return null;
-    out.lines.push(`if (!${rule}(${result} as never)) return undefined;`);
+    out.lines.push(`if (!${rule}(${result} as never)) return UNSURE;`);
   }
   return result;
 }
@@ -218,7 +215,7 @@ function emitString(def: Def, input: string, out: Emitter): string | null {
   let value = input;
   let refused = [`typeof ${input} !== "string"`];
   const flush = () => {
-    if (refused.length > 0) out.lines.push(`if (${refused.join(" || ")}) return undefined;`);
+    if (refused.length > 0) out.lines.push(`if (${refused.join(" || ")}) return UNSURE;`);
     refused = [];
   };
   for (const check of [...format, ...((def.checks as unknown[] | undefined) ?? []).map(checkDefOf)]) {
@@ -259,15 +256,15 @@ function emitUrl(check: CheckDef, input: string, out: Emitter): string {
   const parsed = out.name("p");
   const lines = [`const ${trimmed} = ${input}.trim();`];
   if (check.protocol instanceof RegExp && check.protocol.source === z.regexes.httpProtocol.source) {
-    lines.push(`if (!/^https?:\\/\\//i.test(${trimmed})) return undefined;`);
+    lines.push(`if (!/^https?:\\/\\//i.test(${trimmed})) return UNSURE;`);
   }
   const hostname = pattern(check.hostname);
   const protocol = pattern(check.protocol);
   lines.push(hostname || protocol ? `const ${parsed} = new URL(${trimmed});` : `new URL(${trimmed});`);
-  if (hostname) lines.push(`if (!${hostname}.test(${parsed}.hostname)) return undefined;`);
+  if (hostname) lines.push(`if (!${hostname}.test(${parsed}.hostname)) return UNSURE;`);
   if (protocol) {
     lines.push(
-      `if (!${protocol}.test(${parsed}.protocol.endsWith(":") ? ${parsed}.protocol.slice(0, -1) : ${parsed}.protocol)) return undefined;`,
+      `if (!${protocol}.test(${parsed}.protocol.endsWith(":") ? ${parsed}.protocol.slice(0, -1) : ${parsed}.protocol)) return UNSURE;`,
     );
   }
   out.lines.push(
@@ -276,7 +273,7 @@ function emitUrl(check: CheckDef, input: string, out: Emitter): string {
     ...lines.map((line) => `  ${line}`),
     `  ${result} = ${trimmed};`,
     "} catch {",
-    "  return undefined;",
+    "  return UNSURE;",
     "}",
   );
   return result;
@@ -342,8 +339,6 @@ function emitUnion(def: Def, input: string, out: Emitter): string | null {
   out.lines.push(`let ${result}: unknown;`);
   let depth = 0;
   for (const [i, option] of options.entries()) {
-    // An option before the last that may answer undefined would read as one that refused.
-    if (i < options.length - 1 && mayBeUndefined(option)) return null;
     const unsure = out.unsure;
     const fn = out.name("option");
     const checked = emitBlock(
@@ -354,15 +349,13 @@ function emitUnion(def: Def, input: string, out: Emitter): string | null {
     );
     if (checked === null || (i < options.length - 1 && out.unsure > unsure)) return null;
     out.lines[out.lines.length - 1] = `})(${input});`;
-    out.lines.push(`if (${fn} !== undefined) ${result} = ${fn};`);
+    out.lines.push(`if (${fn} !== UNSURE) ${result} = ${fn};`);
     if (i < options.length - 1) {
       out.lines.push("else {");
       depth++;
     }
   }
-  out.lines.push(`else return undefined;${"}".repeat(depth)}`.replace(";}", "; }"));
-  // The last option's undefined reads as a refusal too: unsure, where the union is itself an option.
-  if (mayBeUndefined(options.at(-1))) out.unsure++;
+  out.lines.push(`else return UNSURE;${"}".repeat(depth)}`.replace(";}", "; }"));
   return result;
 }
 
@@ -374,7 +367,7 @@ function emitArray(def: Def, input: string, out: Emitter): string | null {
     if (length === null) return null;
     refused.push(length);
   }
-  out.lines.push(`if (${refused.join(" || ")}) return undefined;`);
+  out.lines.push(`if (${refused.join(" || ")}) return UNSURE;`);
   const result = out.name("a");
   const index = out.name("i");
   const element = out.name("e");
@@ -398,10 +391,10 @@ function emitNumber(def: Def, input: string, out: Emitter): string | null {
   if (def.coerce === true) {
     // Only plain digits: zod reads the rest.
     out.unsure++;
-    out.lines.push(`if (typeof ${input} !== "string" || !/^(?:0|[1-9][0-9]{0,14})$/.test(${input})) return undefined;`);
+    out.lines.push(`if (typeof ${input} !== "string" || !/^(?:0|[1-9][0-9]{0,14})$/.test(${input})) return UNSURE;`);
     out.lines.push(`const ${number} = Number(${input});`);
   } else {
-    out.lines.push(`if (typeof ${input} !== "number" || !Number.isFinite(${input})) return undefined;`);
+    out.lines.push(`if (typeof ${input} !== "number" || !Number.isFinite(${input})) return UNSURE;`);
     out.lines.push(`const ${number} = ${input};`);
   }
   const refused: string[] = [];
@@ -413,7 +406,7 @@ function emitNumber(def: Def, input: string, out: Emitter): string | null {
     else if (c.check === "less_than") refused.push(`${number} ${c.inclusive ? ">" : ">="} ${bound}`);
     else return null;
   }
-  if (refused.length > 0) out.lines.push(`if (${refused.join(" || ")}) return undefined;`);
+  if (refused.length > 0) out.lines.push(`if (${refused.join(" || ")}) return UNSURE;`);
   return number;
 }
 
@@ -449,7 +442,7 @@ function emitDefaulted(value: unknown, inner: unknown, input: string, out: Emitt
 
 function emitOneOf(values: unknown[], input: string, out: Emitter): string | null {
   if (!values.every((value) => typeof value === "string")) return null;
-  out.lines.push(`if (!${JSON.stringify(values)}.includes(${input} as string)) return undefined;`);
+  out.lines.push(`if (!${JSON.stringify(values)}.includes(${input} as string)) return UNSURE;`);
   return input;
 }
 
@@ -513,11 +506,11 @@ export async function validatorsModule(routes: readonly OpenApiRoute[]): Promise
     );
   }
   return [
-    "// Written by scripts/validators-artefact.ts from the routes' zod schemas (src/http/request-compiler.ts): do not edit.",
+    "// Written by build/artefacts.ts from the routes' zod schemas (build/request-compiler.ts): do not edit.",
     ...(entries.some((line) => line.includes("REQUEST_RULES."))
       ? ['import { REQUEST_RULES } from "../src/http/request-rules";']
       : []),
-    'import type { CompiledRequest } from "../src/http/compiled-request";',
+    'import { type CompiledRequest, UNSURE } from "../src/http/compiled-request";',
     "",
     "/** The compiled validators of each route whose request the compiler covers, by operation id. */",
     "export const COMPILED_REQUESTS: Record<string, CompiledRequest> = {",

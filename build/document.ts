@@ -1,13 +1,18 @@
-import { registerOpenApiComponents, router } from "../../http/openapi";
-import { applicationRoutes } from "../applications";
-import { authenticationRoutes } from "../authentication";
-import { documentRoutes } from "../documents";
-import { notificationRoutes } from "../notifications";
-import { authorizationExpiringWebhook, notificationWebhook } from "../notifications/webhook";
-import { orderRoutes } from "../orders";
-import { refundRoutes } from "../refunds";
-import { sandboxRoutes } from "../sandbox";
-import { systemRoutes } from "./index";
+/**
+ * The OpenAPI 3.1 document of the API, built in Node from the routes' zod schemas (./artefacts.ts writes
+ * it). The Worker never builds it: `GET /openapi.json` serves what the build wrote
+ * (src/routes/system/openapi-json.ts).
+ */
+import { registerOpenApiComponents, router } from "../src/http/openapi";
+import { applicationRoutes } from "../src/routes/applications";
+import { authenticationRoutes } from "../src/routes/authentication";
+import { documentRoutes } from "../src/routes/documents";
+import { notificationRoutes } from "../src/routes/notifications";
+import { authorizationExpiringWebhook, notificationWebhook } from "../src/routes/notifications/webhook";
+import { orderRoutes } from "../src/routes/orders";
+import { refundRoutes } from "../src/routes/refunds";
+import { sandboxRoutes } from "../src/routes/sandbox";
+import { systemRoutes } from "../src/routes/system";
 
 const OPENAPI = {
   openapi: "3.1.0",
@@ -42,11 +47,7 @@ const OPENAPI = {
   ],
 };
 
-/**
- * Every documented route, in the document's order. The Worker never builds the document: the build
- * writes it (scripts/openapi-artefact.ts, through scripts/openapi.ts) and `GET /openapi.json` serves that
- * (./openapi-json.ts), so this module is for Node and the tests.
- */
+/** Every documented route, in the document's order. */
 const DOCUMENTED = [
   ...systemRoutes,
   ...authenticationRoutes,
