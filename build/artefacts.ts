@@ -2,8 +2,10 @@
  * Every file the build writes into generated/ from the sources, in one place and one order:
  * 1. statements.ts: the statements of the cold reads and the write tables (./statements.ts), first,
  *    because the route modules read them when they load;
- * 2. validators.ts: each route's request validators, compiled from its zod schemas (./request-compiler.ts);
- * 3. the OpenAPI document (./document.ts): openapi.json, indented (`npm run openapi` lints it and types
+ * 2. routes.ts: the route manifest, every route the Worker answers and the module defining it
+ *    (./manifest.ts);
+ * 3. validators.ts: each route's request validators, compiled from its zod schemas (./request-compiler.ts);
+ * 4. the OpenAPI document (./document.ts): openapi.json, indented (`npm run openapi` lints it and types
  *    the client from it), and openapi-document.ts, what `GET /openapi.json` serves: the same document as
  *    compact JSON and its ETag, so that the Worker never builds the document (about 150 ms of CPU a
  *    request, reachable without a token: bench/tried.md).
@@ -41,6 +43,9 @@ export interface Artefacts {
 export async function writeArtefacts(): Promise<Artefacts> {
   mkdirSync(GENERATED, { recursive: true });
   replace(path.join(GENERATED, "statements.ts"), statementsModule());
+  const { routesModule } = await import("./manifest");
+  replace(path.join(GENERATED, "routes.ts"), await routesModule());
+  // The document is built from the manifest just written.
   const [{ documentedRoutes, openApiDocument }, { validatorsModule }] = await Promise.all([
     import("./document"),
     import("./request-compiler"),

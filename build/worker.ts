@@ -1,8 +1,8 @@
 /**
  * The Worker's build: `wrangler dev` and `wrangler deploy` run it (wrangler.toml's [build]) and upload
  * what it writes as it is (`no_bundle`). It is wrangler's own bundling (esbuild, the runtime's target
- * and export conditions) with code splitting: each route group is imported on the first request to its
- * paths (src/http/lazy-routes.ts), so each becomes modules of its own, zod and the routes' schemas
+ * and export conditions) with code splitting: each route's module is imported on the first request to
+ * it (the manifest, generated/routes.ts, mounted by src/api/mount.ts), so each becomes modules of its own, zod and the routes' schemas
  * among them, and a cold isolate compiles and evaluates only the entry: Hono, the middleware chain and
  * the rate-limit object, a small part of the build; the build fails if that start would load more
  * (`NOT_AT_STARTUP`). As one bundle the runtime compiles all of it at startup and esbuild declares every
@@ -70,7 +70,7 @@ export function upToDate(folder: string, entry: string, fingerprint: string): bo
 }
 
 /**
- * What the Worker's start must not load: the route groups and what only they need (zod, Drizzle, the
+ * What the Worker's start must not load: the route modules and what only they need (zod, Drizzle, the
  * schema), loaded by the first request to their paths, and the runtime's Node modules (the D1 session's
  * `node:async_hooks` comes with the first request that uses the database). Each was measured at startup
  * (bench/tried.md); an import added to the middleware chain would bring it back unseen.
@@ -201,7 +201,7 @@ async function main() {
     if (misplaced.size > 0) {
       refuse(
         `The Worker's start would load ${[...misplaced].join(", ")}. Import it where it is first used ` +
-          "(await import(), as src/app.ts loads the route groups), not from the entry or the middleware chain.",
+          "(await import(), as the manifest loads the route modules), not from the entry or the middleware chain.",
       );
     }
     const routeModules = Object.values(metafile.outputs).flatMap((output) =>

@@ -1,6 +1,8 @@
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { requestId } from "hono/request-id";
+import { ROUTES } from "../generated/routes";
+import { ExtensibleRouter, mountOnFirstUse } from "./api/mount";
 import { requireSession } from "./auth/require-session";
 import { config } from "./config";
 import type { HonoEnv } from "./env";
@@ -9,80 +11,18 @@ import { drainUnreadBody, limitBody } from "./http/body-limit";
 import { ApiError, errorBody } from "./http/errors";
 import { idempotency } from "./http/idempotency";
 import { jsonBody } from "./http/json-body";
-import { ExtensibleRouter, mountOnFirstUse, type RouteGroup } from "./http/lazy-routes";
 import { faultStatus, logRequest } from "./http/log";
 import { securityHeaders } from "./http/security-headers";
 import { rateLimitAndSession } from "./rate-limit/client";
 import { readYourWrites } from "./rate-limit/read-your-writes";
 
-const ID = "[^/]+";
-
 /**
- * The routes by group, each loaded on the first request to its paths (src/http/lazy-routes.ts), so
- * that a cold isolate builds only the group its request needs. A pattern may claim more paths than
- * its group answers (those are the app's 404), never fewer: test/app.groups.test.ts checks every route
- * of every group against its pattern. The OpenAPI document lists every group (routes/system/openapi.ts).
+ * The Worker's app: the middleware chain, the error envelope, and every route of the manifest
+ * (generated/routes.ts, written by the build from the route modules), each module mounted on the first
+ * request to it (src/api/mount.ts).
  */
-export const ROUTE_GROUPS: RouteGroup[] = [
-  {
-    name: "system",
-    paths: /^\/v1\/health$/,
-    load: async () => (await import("./routes/system/index")).systemRoutes,
-  },
-  {
-    name: "authentication",
-    paths: /^\/authentication\//,
-    load: async () => (await import("./routes/authentication/index")).authenticationRoutes,
-  },
-  {
-    name: "applications",
-    paths: new RegExp(`^/financing/v1/(applications(/${ID}(/cancel|/authorization/extend)?)?/?|precheck)$`),
-    load: async () => (await import("./routes/applications/index")).applicationRoutes,
-  },
-  {
-    name: "orders",
-    paths: new RegExp(`^/financing/v1/applications/${ID}/order(/|$)`),
-    load: async () => (await import("./routes/orders/index")).orderRoutes,
-  },
-  {
-    name: "refunds",
-    paths: new RegExp(`^/financing/v1/applications/${ID}/refunds(/|$)`),
-    load: async () => (await import("./routes/refunds/index")).refundRoutes,
-  },
-  {
-    name: "notifications",
-    paths: new RegExp(`^/financing/v1/(applications/${ID}/notifications|notifications|notification-secret)(/|$)`),
-    load: async () => (await import("./routes/notifications/index")).notificationRoutes,
-  },
-  {
-    name: "documents",
-    paths: new RegExp(`^/financing/v1/applications/${ID}/documents(/|$)`),
-    load: async () => (await import("./routes/documents/index")).documentRoutes,
-  },
-  {
-    name: "sandbox",
-    paths: /^\/financing\/v1\/sandbox\//,
-    load: async () => (await import("./routes/sandbox/index")).sandboxRoutes,
-  },
-  {
-    name: "gateway",
-    paths: /^\/gateway\//,
-    load: async () => [(await import("./gateway")).gateway],
-  },
-  {
-    name: "console",
-    paths: /^\/console(\/|$)/,
-    load: async () => [(await import("./console")).consoleRoutes],
-  },
-  {
-    name: "reference",
-    paths: /^\/(openapi\.json|docs)$/,
-    load: async () => (await import("./routes/system/reference")).referenceRoutes,
-  },
-];
-
 export function createApp() {
-  // The groups' routes are added after the app has routed its first request.
+  // The routes are added after the app has routed its first request.
   const app = new Hono<HonoEnv>({ router: new ExtensibleRouter() });
 
   app.use("*", requestId());
@@ -112,8 +52,8 @@ export function createApp() {
     throw ApiError.notFound("route");
   });
   app.onError((err, c) => {
-    // The pages answer their failures as pages, also those raised before their group's router.
-    // (Loaded already: a request under /gateway/ or /console loads its group before it is routed.)
+    // The pages answer their failures as pages, also those raised before their router.
+    // (Loaded already: a request under /gateway/ or /console loads its router before it is routed.)
     const { pathname } = new URL(c.req.url);
     if (pathname.startsWith("/gateway/")) {
       return import("./gateway/errors").then(({ gatewayError }) => gatewayError(err, c));
@@ -137,5 +77,5 @@ export function createApp() {
     for (const [name, value] of Object.entries(apiError.headers)) c.header(name, value);
     return c.json(errorBody(apiError, c.get("requestId")), apiError.status);
   });
-  return mountOnFirstUse(app, ROUTE_GROUPS);
+  return mountOnFirstUse(app, ROUTES);
 }

@@ -3,7 +3,7 @@ import type { Env } from "./config";
 
 export { RateLimiter } from "./rate-limit/durable-object";
 
-// Only the middleware chain is built here: the route groups, the queue consumer and the sweep are
+// Only the middleware chain is built here: the route modules, the queue consumer and the sweep are
 // loaded when first needed, so that starting the Worker evaluates no more than a request needs.
 const app = createApp();
 

@@ -1,7 +1,7 @@
 /**
  * Which D1 session the queries of a request go to, kept apart from Drizzle (src/db/client.ts): the
  * middleware that opens the session (src/rate-limit/read-your-writes.ts) loads this module on the first
- * partner request, and only this module: Drizzle and the schema come with the request's route group.
+ * partner request, and only this module: Drizzle and the schema come with the request's route module.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 

@@ -42,7 +42,7 @@ type Defined<D extends RouteDefinition> = Omit<D, "request" | "responses"> & {
   responses: D["responses"] extends () => infer R ? (R extends RouteConfig["responses"] ? R : never) : never;
 };
 
-/** A route of the API, mounted on its first request (src/http/lazy-routes.ts). */
+/** A route of the API, mounted on its first request (src/api/mount.ts). */
 export interface OpenApiRoute {
   /** The HTTP method, upper case, and the path as Hono routes it (`:param`). */
   method: string;
@@ -263,7 +263,7 @@ const errorBodies = new Map<string, ReturnType<typeof buildErrorBody>>();
 /**
  * The envelope of one status: which `error` values, and which `errors[].code` values, it can carry.
  * Built once per distinct pair: most statuses answer alike on every operation, and each schema built
- * is CPU spent by the cold isolate that loads a route group (the document is the same either way).
+ * is CPU spent by the cold isolate that loads a route (the document is the same either way).
  */
 function errorBody(errors: readonly ErrorCode[], codes?: readonly ProblemCode[]) {
   const key = `${errors.join()}|${codes?.join() ?? "-"}`;

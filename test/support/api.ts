@@ -51,7 +51,7 @@ export async function send(url: string, init: RequestInit, vars?: Partial<Env>):
 
 /**
  * One app and one environment per distinct set of variables, as a deployed isolate keeps one of each:
- * its route groups are mounted once and its config parsed once, not on every request. Variables are
+ * its route modules are mounted once and its config parsed once, not on every request. Variables are
  * compared by value, bindings (a faulty D1, a counting namespace) by identity.
  */
 const workers = new Map<string, { app: ReturnType<typeof createApp>; env: Env }>();

@@ -4,4 +4,4 @@ import { docsPage } from "./docs";
 import { openApiJson } from "./openapi-json";
 
 /** The reference group: the document and its interactive page. */
-export const referenceRoutes = [new Hono<HonoEnv>().get("/openapi.json", openApiJson).get("/docs", docsPage)];
+export const reference = new Hono<HonoEnv>().get("/openapi.json", openApiJson).get("/docs", docsPage);
