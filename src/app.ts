@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import { createMiddleware } from "hono/factory";
 import { HTTPException } from "hono/http-exception";
 import { requestId } from "hono/request-id";
 import { ROUTES } from "../generated/routes";
@@ -15,6 +16,20 @@ import { faultStatus, logRequest } from "./http/log";
 import { securityHeaders } from "./http/security-headers";
 import { rateLimitAndSession } from "./rate-limit/client";
 import { readYourWrites } from "./rate-limit/read-your-writes";
+
+/**
+ * The database handle module, imported by the first request that uses the database rather than at the
+ * Worker's startup (its D1 session's AsyncLocalStorage is the runtime's `node:async_hooks`, a measurable
+ * share of the startup: bench/tried.md); kept once loaded.
+ */
+let handles: typeof import("./db/handle") | undefined;
+
+/** Sets the request's one database handle (`c.var.db`), which every later step reads. */
+const useDatabase = createMiddleware<HonoEnv>(async (c, next) => {
+  handles ??= await import("./db/handle");
+  c.set("db", handles.databaseHandle(c.env.DB));
+  await next();
+});
 
 /**
  * The Worker's app: the middleware chain, the error envelope, and every route of the manifest
@@ -41,6 +56,10 @@ export function createApp() {
     }
     await next();
   });
+  // The request's one database handle, for the paths that use the database (not the reference's).
+  for (const path of ["/financing/*", "/authentication/*", "/gateway/*", "/console", "/console/*", "/v1/health"]) {
+    app.use(path, useDatabase);
+  }
   app.use("/financing/*", requireSession);
   app.use("/financing/*", readYourWrites);
   app.use("*", limitBody);

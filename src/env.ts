@@ -1,4 +1,5 @@
 import type { Config, Env } from "./config";
+import type { DatabaseHandle } from "./db/handle";
 
 export interface Session {
   partnerId: string;
@@ -18,5 +19,7 @@ export type HonoEnv = {
     bookmark?: string | null;
     /** Why there is no session: no Authorization header, or a token that is not valid. */
     sessionProblem?: "missing" | "invalid";
+    /** The request's database (src/db/handle.ts): set for every path that reads or writes it. */
+    db: DatabaseHandle;
   };
 };

@@ -13,7 +13,6 @@ import { session } from "../auth/require-session";
 import { now } from "../clock";
 import { loadAggregate } from "../db/application-reads";
 import type { Aggregate } from "../db/applications";
-import { routedClient } from "../db/routing";
 import type { Problem } from "../domain/result";
 import type { HonoEnv } from "../env";
 import { changeServices } from "../http/application-change";
@@ -44,7 +43,7 @@ export const applicationActions = new Hono<HonoEnv>()
 
     if (token === null) {
       // Asking: what would happen now, or why it cannot.
-      const current = await loadAggregate(routedClient(c.env), partnerId, applicationId);
+      const current = await loadAggregate(c.var.db.client, partnerId, applicationId);
       if (!current) return errorPage(c, "not_found");
       const plan = preview(planner, current, cfg);
       if (!plan.ok)

@@ -12,7 +12,6 @@ import { applicationEvents, applicationNotificationsCollection } from "../collec
 import { applicationRefunds, refundsCollection } from "../collections/refunds";
 import { loadAggregate } from "../db/application-reads";
 import type { Aggregate } from "../db/applications";
-import { database } from "../db/client";
 import { type AttemptRow, latestAttemptsOf } from "../db/events";
 import type { EventRow } from "../db/schema";
 import { CANCEL_REASONS } from "../domain/application-state";
@@ -238,7 +237,7 @@ export async function applicationPage(
   notice?: Notice,
   status: 200 | 422 | 429 = 200,
 ) {
-  const db = database(c.env);
+  const db = await c.var.db.orm();
   const { partnerId } = session(c);
   const [current, refunds, events] = await Promise.all([
     loadAggregate(db.$client, partnerId, applicationId),

@@ -10,7 +10,6 @@ import { applicationSearchCollection } from "../collections/application-search";
 import { applicationScope } from "../collections/applications";
 import { keysetPage } from "../collections/keyset";
 import { aggregateOf } from "../db/aggregate-row";
-import { database } from "../db/client";
 import { APPLICATION_STATES } from "../domain/application-state";
 import { ledgerOf } from "../domain/ledger";
 import type { Problem } from "../domain/result";
@@ -82,7 +81,7 @@ export const applicationsList = new Hono<HonoEnv>().get(PATH, async (c) => {
   const found =
     request.ok && problems.length === 0
       ? await keysetPage(
-          database(c.env),
+          await c.var.db.orm(),
           collection,
           applicationScope(partnerId, collection, request.value),
           request.value,

@@ -2,7 +2,6 @@
 import { Hono } from "hono";
 import { fromBase64 } from "../auth/crypto";
 import { session } from "../auth/require-session";
-import { database } from "../db/client";
 import { findDocument } from "../db/documents";
 import { downloadHeaders } from "../domain/documents";
 import type { HonoEnv } from "../env";
@@ -11,7 +10,7 @@ import { errorPage } from "./errors";
 
 export const documentDownload = new Hono<HonoEnv>().get(`${APPLICATION_PATH}/documents/:documentId`, async (c) => {
   const { applicationId, documentId } = c.req.param();
-  const row = await findDocument(database(c.env), session(c).partnerId, applicationId, documentId);
+  const row = await findDocument(await c.var.db.orm(), session(c).partnerId, applicationId, documentId);
   if (!row) return errorPage(c, "not_found");
   return c.body(fromBase64(row.content), 200, downloadHeaders(row));
 });

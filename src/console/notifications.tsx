@@ -9,7 +9,6 @@ import { session } from "../auth/require-session";
 import { now } from "../clock";
 import { keysetPage } from "../collections/keyset";
 import { partnerEvents, partnerNotificationsCollection } from "../collections/notifications";
-import { database } from "../db/client";
 import { latestAttemptsOf } from "../db/events";
 import { signingSecretsOf } from "../db/partners";
 import { DELIVERY_STATUSES } from "../domain/notification-schedule";
@@ -70,7 +69,7 @@ async function deliveryLog(c: Context<HonoEnv>, query: Query) {
   if (!request.ok) problems.push(...request.problems.map((p) => p.message));
   const nothing = { rows: [], attempts: [], counts: new Map<string, number>(), paging: undefined };
   if (problems.length > 0 || !request.ok) return { problems, ...nothing };
-  const db = database(c.env);
+  const db = await c.var.db.orm();
   const found = await keysetPage(
     db,
     partnerNotificationsCollection,
@@ -93,7 +92,7 @@ async function notificationsPage(c: Context<HonoEnv>, notice?: Notice, status: 2
   const query = queryOf(new URL(c.req.url));
   const [log, secrets] = await Promise.all([
     deliveryLog(c, query),
-    signingSecretsOf(database(c.env), session(c).partnerId),
+    signingSecretsOf(await c.var.db.orm(), session(c).partnerId),
   ]);
   const at = now();
   const stillSigning = [secrets?.previous, secrets?.older].filter((s) => s && s.expiresAt > at);
@@ -352,7 +351,7 @@ export const notifications = new Hono<HonoEnv>()
   .post("/console/notification-secret/rotate", (c) =>
     onceForForm(c, async () => {
       const cfg = c.var.config;
-      const rotation = await rotateSigningSecret(database(c.env), session(c).partnerId, {
+      const rotation = await rotateSigningSecret(await c.var.db.orm(), session(c).partnerId, {
         pepper: cfg.AUTH_PEPPER,
         overlapMs: cfg.SIGNING_SECRET_OVERLAP_SECONDS * 1000,
         force: c.get("form").get("force") === "yes",

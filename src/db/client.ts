@@ -21,11 +21,15 @@ const open = (client: D1Database) => drizzle(client, { schema });
  */
 const instances = new WeakMap<D1Database, Database>();
 
-export function database(env: Env): Database {
-  let db = instances.get(env.DB);
+/** Drizzle over a binding's routed client (the request's handle asks: src/db/handle.ts). */
+export function drizzleOver(binding: D1Database, client: D1Database = routedClient(binding)): Database {
+  let db = instances.get(binding);
   if (!db) {
-    db = open(routedClient(env));
-    instances.set(env.DB, db);
+    db = open(client);
+    instances.set(binding, db);
   }
   return db;
 }
+
+/** Drizzle over the Worker's database, for work outside a request (the cron, the queue consumer). */
+export const database = (env: Pick<Env, "DB">): Database => drizzleOver(env.DB);

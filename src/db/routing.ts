@@ -3,7 +3,6 @@
  * (src/db/client.ts), and so do the statements built ahead of time (src/db/precompiled.ts), with which a
  * cold path that only reads (the gateway page) does without Drizzle.
  */
-import type { Env } from "../config";
 import { retryingRead } from "../transient";
 import { requestSession } from "./session";
 
@@ -55,12 +54,12 @@ function retrying(statement: D1PreparedStatement): D1PreparedStatement {
 
 const clients = new WeakMap<D1Database, D1Database>();
 
-/** The routing client of the Worker's database, one per binding (a test's or a counting wrapper's own binding gets its own). */
-export function routedClient(env: Pick<Env, "DB">): D1Database {
-  let client = clients.get(env.DB);
+/** The routing client of a D1 binding, one per binding (a test's or a counting wrapper's own binding gets its own). */
+export function routedClient(binding: D1Database): D1Database {
+  let client = clients.get(binding);
   if (!client) {
-    client = routingClient(env.DB);
-    clients.set(env.DB, client);
+    client = routingClient(binding);
+    clients.set(binding, client);
   }
   return client;
 }

@@ -1,7 +1,6 @@
 import type { Context } from "hono";
 import { gatewayTokenMatches } from "../auth/gateway-token";
 import { applicationOwner } from "../db/application-reads";
-import { routedClient } from "../db/routing";
 import type { HonoEnv } from "../env";
 
 /** The gateway URL (see gatewayUrl): the token is the customer's only credential. */
@@ -24,5 +23,5 @@ export async function gatewayOwner(
   token: string,
 ): Promise<GatewayOwner | null> {
   if (!(await gatewayTokenMatches(c.var.config.AUTH_PEPPER, applicationId, token))) return null;
-  return applicationOwner(routedClient(c.env), applicationId);
+  return applicationOwner(c.var.db.client, applicationId);
 }

@@ -3,7 +3,6 @@ import { now, today } from "../clock";
 import { urlPolicy } from "../config";
 import { loadAggregate } from "../db/application-reads";
 import type { Aggregate } from "../db/applications";
-import { routedClient } from "../db/routing";
 import { outcomeOf, outcomeRedirect } from "../domain/customer-outcome";
 import { offerOf, offerToken } from "../domain/offer";
 import type { HonoEnv } from "../env";
@@ -56,7 +55,7 @@ export const showGateway = new Hono<HonoEnv>().get(GATEWAY_PATH, async (c) => {
   const { applicationId, token } = c.req.param();
   const owner = await gatewayOwner(c, applicationId, token);
   if (!owner) return errorPage(c, 404);
-  const aggregate = await loadAggregate(routedClient(c.env), owner.partnerId, applicationId);
+  const aggregate = await loadAggregate(c.var.db.client, owner.partnerId, applicationId);
   if (!aggregate) return errorPage(c, 404);
   if (outcomeOf(aggregate.application, now())) return outcomePage(c, owner, aggregate.application);
   return offerPage(c, owner, aggregate);

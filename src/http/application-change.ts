@@ -7,7 +7,6 @@ import { type ChangeServices, changeApplication, type Planner } from "../applica
 import { session } from "../auth/require-session";
 import { deadlinePolicy } from "../config";
 import type { Aggregate } from "../db/applications";
-import { routedClient } from "../db/routing";
 import type { Plan } from "../domain/plan";
 import type { HonoEnv } from "../env";
 import { publish } from "../notifications/outbox";
@@ -16,7 +15,7 @@ import { ApiError } from "./errors";
 /** What a change needs, from the request being served. */
 export function changeServices(c: Context<HonoEnv>): ChangeServices {
   return {
-    client: routedClient(c.env),
+    client: c.var.db.client,
     storageQuota: c.var.config.STORAGE_QUOTA_BYTES,
     deadlines: deadlinePolicy(c.var.config),
     notify: (messages) => c.executionCtx.waitUntil(publish(c.env, messages)),

@@ -22,16 +22,12 @@ const REPLAYED_HEADERS = ["content-type", "location", "cache-control"];
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * Drizzle and the key store, loaded by the first request that sends a key rather than at the Worker's
- * startup (this middleware is part of every request; most send no key).
+ * The key store, loaded by the first request that sends a key rather than at the Worker's startup (this
+ * middleware is part of every request; most send no key).
  */
 const keyStore = async () => {
-  const [{ database }, keys, storage] = await Promise.all([
-    import("../db/client"),
-    import("../db/idempotency-keys"),
-    import("../db/storage"),
-  ]);
-  return { database, ...keys, ...storage };
+  const [keys, storage] = await Promise.all([import("../db/idempotency-keys"), import("../db/storage")]);
+  return { ...keys, ...storage };
 };
 
 /**
@@ -65,9 +61,8 @@ export async function once(c: Context<HonoEnv>, key: string, body: string, next:
   const pepper = c.var.config.AUTH_PEPPER;
   const target = `${c.req.method} ${new URL(c.req.url).pathname}`;
   const requestHash = await sha256Hex(`${target}\n${body}`);
-  const { database, claimKey, keyRow, releaseKey, storeAnswer, StorageQuotaExceeded, STORAGE_QUOTA_PROBLEM } =
-    await keyStore();
-  const db = database(c.env);
+  const { claimKey, keyRow, releaseKey, storeAnswer, StorageQuotaExceeded, STORAGE_QUOTA_PROBLEM } = await keyStore();
+  const db = await c.var.db.orm();
   const quota = c.var.config.STORAGE_QUOTA_BYTES;
 
   for (let waited = 0; ; waited += POLL_MS) {
@@ -141,6 +136,6 @@ export async function once(c: Context<HonoEnv>, key: string, body: string, next:
 
 /** Scheduled clean-up of keys older than 24 hours. */
 export async function forgetExpiredKeys(env: HonoEnv["Bindings"]): Promise<void> {
-  const { database, forgetKeysBefore } = await keyStore();
+  const [{ forgetKeysBefore }, { database }] = await Promise.all([keyStore(), import("../db/client")]);
   await forgetKeysBefore(database(env), now() - IDEMPOTENCY_TTL_MS);
 }

@@ -44,7 +44,7 @@ export async function resendEvent(
   if ("tooSoonUntil" in event) return { outcome: "too_soon", retryAfter: secondsUntil(event.tooSoonUntil, at) };
   // Awaited, not deferred: a resend that did not reach the queue must not be reported as queued.
   await env.NOTIFICATIONS.send({ eventId, due: at });
-  return { outcome: "queued", event, attempts: await attemptsOf(routedClient(env), [eventId]) };
+  return { outcome: "queued", event, attempts: await attemptsOf(routedClient(env.DB), [eventId]) };
 }
 
 export type Replayed =

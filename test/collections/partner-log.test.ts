@@ -41,7 +41,7 @@ function plain(params: { limit: number; after?: string; before?: string }): Page
 
 /** The same page read both ways: without Drizzle, and by the collection's keyset query. */
 async function bothWays(request: PageRequest) {
-  const precompiled = await partnerLogPage(routedClient(env), owner, request);
+  const precompiled = await partnerLogPage(routedClient(env.DB), owner, request);
   const keyset = await keysetPage(database(env), partnerNotificationsCollection, partnerEvents(owner), request);
   expect(precompiled).toStrictEqual(keyset);
   return precompiled;

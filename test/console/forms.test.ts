@@ -3,6 +3,7 @@ import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
 import { config } from "../../src/config";
 import { onceForForm } from "../../src/console/forms";
+import { databaseHandle } from "../../src/db/handle";
 import type { HonoEnv } from "../../src/env";
 import { signIn } from "../support/api";
 
@@ -11,6 +12,7 @@ function formAction(partnerId: string, work: () => Promise<string>) {
   return new Hono<HonoEnv>()
     .use(async (c, next) => {
       c.set("config", config(c.env));
+      c.set("db", databaseHandle(c.env.DB));
       c.set("session", { partnerId, tokenHash: "test" });
       c.set("form", new URLSearchParams(await c.req.text()));
       await next();

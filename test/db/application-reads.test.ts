@@ -34,7 +34,7 @@ async function storedApplications(token: string) {
 describe("loadPresented", () => {
   it("presents exactly what the whole aggregate presents, without the columns only writes need", async () => {
     const { token, partner } = await signIn();
-    const db = routedClient(env);
+    const db = routedClient(env.DB);
     for (const id of await storedApplications(token)) {
       const whole = (await loadAggregate(db, partner.id, id))!;
       const shown = (await loadPresented(db, partner.id, id))!;
@@ -53,7 +53,7 @@ describe("loadPresented", () => {
   it("reads lines as the domain's lines: no application id or row times", async () => {
     const { token, partner } = await signIn();
     const id = await approved(token);
-    const whole = (await loadAggregate(routedClient(env), partner.id, id))!;
+    const whole = (await loadAggregate(routedClient(env.DB), partner.id, id))!;
     expect(whole.lines.length).toBeGreaterThan(1);
     for (const line of whole.lines) {
       expect(line).not.toHaveProperty("applicationId");
@@ -66,7 +66,7 @@ describe("loadPresented", () => {
     const { token, partner } = await signIn();
     const other = await signIn();
     const id = (await createApplication(token)).id;
-    const db = routedClient(env);
+    const db = routedClient(env.DB);
     expect(await loadPresented(db, partner.id, id)).not.toBeNull();
     expect(await loadPresented(db, other.partner.id, id)).toBeNull();
     expect(await loadPresented(db, partner.id, `${id}X`)).toBeNull();
@@ -86,14 +86,18 @@ describe("the reads built ahead of time", () => {
         [other.partner.id, "aggregate"],
       ] as const) {
         const viaDrizzle = await applicationReads[read](db).prepare().execute({ applicationId: id, partnerId });
-        const loaded = await (read === "aggregate" ? loadAggregate : loadPresented)(routedClient(env), partnerId, id);
+        const loaded = await (read === "aggregate" ? loadAggregate : loadPresented)(
+          routedClient(env.DB),
+          partnerId,
+          id,
+        );
         // Keys in the same order, values decoded alike (JSON columns, booleans, nested lines and documents).
         expect(JSON.stringify(loaded)).toBe(JSON.stringify(viaDrizzle ? aggregateFromRow(viaDrizzle) : null));
       }
       const owner = await applicationReads.owner(db).prepare().get({ applicationId: id });
-      expect(await applicationOwner(routedClient(env), id)).toStrictEqual(owner ?? null);
+      expect(await applicationOwner(routedClient(env.DB), id)).toStrictEqual(owner ?? null);
     }
-    expect(await applicationOwner(routedClient(env), ids[0]!)).toStrictEqual({
+    expect(await applicationOwner(routedClient(env.DB), ids[0]!)).toStrictEqual({
       partnerId: partner.id,
       merchantName: expect.any(String),
     });
@@ -110,7 +114,7 @@ describe("the reads built ahead of time", () => {
       },
       getBookmark: () => null,
     } as unknown as D1DatabaseSession;
-    const shown = await withD1Session(session, () => loadPresented(routedClient(env), partner.id, id));
+    const shown = await withD1Session(session, () => loadPresented(routedClient(env.DB), partner.id, id));
     expect(shown?.application.id).toBe(id);
     expect(seen).toEqual([expect.stringMatching(/^select "id", "type", .* from "applications"/)]);
   });

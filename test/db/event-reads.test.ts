@@ -49,7 +49,7 @@ describe("attemptsOf", () => {
   it("answers the attempts of the events given, oldest first, for more events than D1 binds parameters", async () => {
     // 149 of the 150 events, in another order: more ids than D1 binds parameters to one statement (100).
     const asked = events.slice(1).reverse();
-    const attempts = await attemptsOf(routedClient(env), asked);
+    const attempts = await attemptsOf(routedClient(env.DB), asked);
     const stored = await env.DB.prepare("SELECT * FROM notification_attempts ORDER BY id").all<{
       id: string;
       event_id: string;
@@ -71,7 +71,7 @@ describe("attemptsOf", () => {
         })),
     );
     expect(attempts).toHaveLength(298);
-    expect(await attemptsOf(routedClient(env), [])).toEqual([]);
+    expect(await attemptsOf(routedClient(env.DB), [])).toEqual([]);
   });
 
   it("reads each event's attempts by the (event_id, id) index", async () => {

@@ -5,7 +5,6 @@ import { now } from "../../clock";
 import { deadlinePolicy, urlPolicy } from "../../config";
 import { createApplication as storeApplication } from "../../db/application-create";
 import { loadPresented } from "../../db/application-reads";
-import { routedClient } from "../../db/routing";
 import { STORAGE_QUOTA_PROBLEM, StorageQuotaExceeded } from "../../db/storage";
 import { planCreate } from "../../domain/application-operations";
 import { duplicateKey } from "../../domain/duplicates";
@@ -75,7 +74,7 @@ export const createApplication = openApiRoute(route, async (c) => {
   const cfg = c.var.config;
   const at = now();
   const plan = orRefuse(planCreate(input, { ...planContext(at, deadlinePolicy(cfg)), urlPolicy: urlPolicy(cfg) }));
-  const client = routedClient(c.env);
+  const client = c.var.db.client;
   const owner = { partnerId, fingerprint: await sha256Hex(duplicateKey(input)), quota: cfg.STORAGE_QUOTA_BYTES };
   let stored: Awaited<ReturnType<typeof storeApplication>>;
   try {

@@ -1,6 +1,5 @@
 import { session } from "../../auth/require-session";
 import { loadPresented } from "../../db/application-reads";
-import { routedClient } from "../../db/routing";
 import { ApiError } from "../../http/errors";
 import { bearerSecurity, failures, jsonContent, openApiRoute, type RouteDefinition } from "../../http/openapi";
 import examples from "../examples.json";
@@ -21,7 +20,7 @@ const route = {
 } satisfies RouteDefinition;
 
 export const getApplication = openApiRoute(route, async (c) => {
-  const aggregate = await loadPresented(routedClient(c.env), session(c).partnerId, c.req.valid("param").applicationId);
+  const aggregate = await loadPresented(c.var.db.client, session(c).partnerId, c.req.valid("param").applicationId);
   if (!aggregate) throw ApiError.notFound("application");
   return c.json(await presentApplication(aggregate, presentContext(c)), 200);
 });

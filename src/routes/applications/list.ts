@@ -4,7 +4,6 @@ import { keysetPage } from "../../collections/keyset";
 import { pagingInfo } from "../../collections/links";
 import { pageOf, parsePageRequest } from "../../collections/query";
 import { aggregateOf } from "../../db/aggregate-row";
-import { database } from "../../db/client";
 import { orRefuse } from "../../http/errors";
 import { bearerSecurity, failures, jsonContent, openApiRoute, type RouteDefinition } from "../../http/openapi";
 import examples from "../examples.json";
@@ -31,7 +30,7 @@ export const listApplications = openApiRoute(route, async (c) => {
   const { partnerId } = session(c);
   const collection = applicationsOf(partnerId);
   const request = orRefuse(await parsePageRequest(collection, c.req.url, c.req.valid("query")));
-  const db = database(c.env);
+  const db = await c.var.db.orm();
   const page = orRefuse(await keysetPage(db, collection, applicationScope(partnerId, collection, request), request));
   const ctx = presentContext(c);
   const data = await Promise.all(page.rows.map((row) => presentApplication(aggregateOf(row), ctx)));

@@ -1,7 +1,6 @@
 import { randomSecret, sha256Hex } from "../../auth/crypto";
 import { checkLogin, MAX_PASSWORD_LENGTH, MAX_USERNAME_LENGTH } from "../../auth/partner-login";
 import { now } from "../../clock";
-import { database } from "../../db/client";
 import { recordAccessToken } from "../../db/partners";
 import { ApiError, detail } from "../../http/errors";
 import { failures, jsonBodyOf, jsonContent, openApiRoute, type RouteDefinition } from "../../http/openapi";
@@ -74,7 +73,7 @@ export const login = openApiRoute(route, async (c) => {
   const tokenHash = await sha256Hex(accessToken);
   const expiresAt = at + TOKEN_LIFETIME_SECONDS * 1000;
   await Promise.all([
-    recordAccessToken(database(c.env), { tokenHash, partnerId: check.partnerId, expiresAt, createdAt: at }),
+    recordAccessToken(await c.var.db.orm(), { tokenHash, partnerId: check.partnerId, expiresAt, createdAt: at }),
     limiter(c.env, tokenSubject(tokenHash)).openSession({ partnerId: check.partnerId, expiresAt }),
   ]);
   c.header("Cache-Control", "no-store");

@@ -1,6 +1,5 @@
 import { requireSession, session } from "../../auth/require-session";
 import { now } from "../../clock";
-import { database } from "../../db/client";
 import { revokeAccessToken } from "../../db/partners";
 import { bearerSecurity, emptyContent, failures, openApiRoute, type RouteDefinition } from "../../http/openapi";
 import { limiter, tokenSubject } from "../../rate-limit/client";
@@ -22,6 +21,6 @@ export const logout = openApiRoute(route, async (c) => {
   const { tokenHash } = session(c);
   // The object answers for the token on every request, so it is revoked there first; D1 keeps the record.
   await limiter(c.env, tokenSubject(tokenHash)).revokeSession();
-  await revokeAccessToken(database(c.env), tokenHash, now());
+  await revokeAccessToken(await c.var.db.orm(), tokenHash, now());
   return c.body(null, 204);
 });

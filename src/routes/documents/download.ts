@@ -1,6 +1,5 @@
 import { fromBase64 } from "../../auth/crypto";
 import { session } from "../../auth/require-session";
-import { database } from "../../db/client";
 import { findDocument } from "../../db/documents";
 import { downloadHeaders, SERVED_MEDIA_TYPES } from "../../domain/documents";
 import { ApiError } from "../../http/errors";
@@ -38,7 +37,7 @@ const route = {
 
 export const downloadDocument = openApiRoute(route, async (c) => {
   const { applicationId, documentId } = c.req.valid("param");
-  const row = await findDocument(database(c.env), session(c).partnerId, applicationId, documentId);
+  const row = await findDocument(await c.var.db.orm(), session(c).partnerId, applicationId, documentId);
   if (!row) throw ApiError.notFound("document");
   return c.body(fromBase64(row.content), 200, downloadHeaders(row));
 });

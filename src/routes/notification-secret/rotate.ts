@@ -1,6 +1,5 @@
 import { session } from "../../auth/require-session";
 import { formatDateTime } from "../../clock";
-import { database } from "../../db/client";
 import { ApiError } from "../../http/errors";
 import {
   bearerSecurity,
@@ -62,7 +61,7 @@ const route = {
 export const rotateSigningSecret = openApiRoute(route, async (c) => {
   const { force } = c.req.valid("json");
   const cfg = c.var.config;
-  const rotation = await rotate(database(c.env), session(c).partnerId, {
+  const rotation = await rotate(await c.var.db.orm(), session(c).partnerId, {
     pepper: cfg.AUTH_PEPPER,
     overlapMs: cfg.SIGNING_SECRET_OVERLAP_SECONDS * 1000,
     force,

@@ -5,7 +5,6 @@ import { pagingInfo } from "../../collections/links";
 import { partnerLogPage } from "../../collections/partner-log";
 import { type PageParams, pageOf, parsePageRequest, plainPageRequest } from "../../collections/query";
 import { attemptsOf } from "../../db/event-reads";
-import { routedClient } from "../../db/routing";
 import type { EventRow } from "../../db/schema";
 import type { HonoEnv } from "../../env";
 import { orRefuse } from "../../http/errors";
@@ -46,16 +45,15 @@ async function logPage(
   const plain = plainPageRequest(c.req.url, query);
   if (plain) {
     const request = orRefuse(plain);
-    return { request, page: orRefuse(await partnerLogPage(routedClient(c.env), partnerId, request)) };
+    return { request, page: orRefuse(await partnerLogPage(c.var.db.client, partnerId, request)) };
   }
-  const [{ keysetPage }, { partnerEvents, partnerNotificationsCollection }, { database }] = await Promise.all([
+  const [{ keysetPage }, { partnerEvents, partnerNotificationsCollection }] = await Promise.all([
     import("../../collections/keyset"),
     import("../../collections/notifications"),
-    import("../../db/client"),
   ]);
   const request = orRefuse(await parsePageRequest(partnerNotificationsCollection, c.req.url, query));
   const page = orRefuse(
-    await keysetPage(database(c.env), partnerNotificationsCollection, partnerEvents(partnerId), request),
+    await keysetPage(await c.var.db.orm(), partnerNotificationsCollection, partnerEvents(partnerId), request),
   );
   return { request, page };
 }
@@ -63,7 +61,7 @@ async function logPage(
 export const listPartnerNotifications = openApiRoute(route, async (c) => {
   const { request, page } = await logPage(c, c.req.valid("query"));
   const attempts = await attemptsOf(
-    routedClient(c.env),
+    c.var.db.client,
     page.rows.map((r) => r.id),
   );
   const data = presentNotifications(page.rows, attempts, c.var.config.SERVICE_TIMEZONE);

@@ -4,9 +4,7 @@ import { pagingInfo } from "../../collections/links";
 import { applicationEvents, applicationNotificationsCollection } from "../../collections/notifications";
 import { PageQuery, pageOf, parsePageRequest } from "../../collections/query";
 import { ownsApplication } from "../../db/applications";
-import { database } from "../../db/client";
 import { attemptsOf } from "../../db/event-reads";
-import { routedClient } from "../../db/routing";
 import { ApiError, orRefuse } from "../../http/errors";
 import { bearerSecurity, failures, jsonContent, openApiRoute, type RouteDefinition } from "../../http/openapi";
 import { ApplicationIdParam } from "../applications/schema";
@@ -31,14 +29,14 @@ const route = {
 
 export const listNotifications = openApiRoute(route, async (c) => {
   const { applicationId } = c.req.valid("param");
-  const db = database(c.env);
+  const db = await c.var.db.orm();
   if (!(await ownsApplication(db, session(c).partnerId, applicationId))) throw ApiError.notFound("application");
   const request = orRefuse(await parsePageRequest(applicationNotificationsCollection, c.req.url, c.req.valid("query")));
   const page = orRefuse(
     await keysetPage(db, applicationNotificationsCollection, applicationEvents(applicationId), request),
   );
   const attempts = await attemptsOf(
-    routedClient(c.env),
+    c.var.db.client,
     page.rows.map((r) => r.id),
   );
   const data = presentNotifications(page.rows, attempts, c.var.config.SERVICE_TIMEZONE);

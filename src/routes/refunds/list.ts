@@ -4,7 +4,6 @@ import { pagingInfo } from "../../collections/links";
 import { PageQuery, pageOf, parsePageRequest } from "../../collections/query";
 import { applicationRefunds, refundsCollection } from "../../collections/refunds";
 import { ownsApplication } from "../../db/applications";
-import { database } from "../../db/client";
 import type { RefundRecord } from "../../domain/plan";
 import { ApiError, orRefuse } from "../../http/errors";
 import { bearerSecurity, failures, jsonContent, openApiRoute, type RouteDefinition } from "../../http/openapi";
@@ -31,7 +30,7 @@ const route = {
 
 export const listRefunds = openApiRoute(route, async (c) => {
   const { applicationId } = c.req.valid("param");
-  const db = database(c.env);
+  const db = await c.var.db.orm();
   if (!(await ownsApplication(db, session(c).partnerId, applicationId))) throw ApiError.notFound("application");
   const request = orRefuse(await parsePageRequest(refundsCollection, c.req.url, c.req.valid("query")));
   const page = orRefuse(await keysetPage(db, refundsCollection, applicationRefunds(applicationId), request));
