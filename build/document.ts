@@ -5,7 +5,7 @@
  */
 
 import { ROUTES } from "../generated/routes";
-import { type OpenApiRoute, registerOpenApiComponents, router } from "../src/http/openapi";
+import { type OpenApiRoute, registerOpenApiComponents, router } from "../src/api";
 import { authorizationExpiringWebhook, notificationWebhook } from "../src/routes/notifications/webhook";
 
 const OPENAPI = {

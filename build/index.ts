@@ -22,7 +22,7 @@
  *   `length`, `format`, `pattern`, `fn`, `tx`, `value`, `inclusive`;
  * - `_zod.optin` and `_zod.optout` (whether a schema takes and answers undefined), and
  *   `z.regexes.httpProtocol`.
- * @hono/zod-openapi and @hono/zod-validator (src/http/openapi.ts, at run time, for a compiled route):
+ * @hono/zod-openapi and @hono/zod-validator (src/api/route.ts, at run time, for a compiled route):
  * - OpenAPIHono validates query, path, headers, then the JSON body, and its `matchesMediaType` gate
  *   answers 415 to a body whose Content-Type is not JSON, or that has none (`jsonMediaType` replicates
  *   both); @hono/zod-validator gives zod the headers under the schema's spelling of their names and

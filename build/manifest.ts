@@ -12,7 +12,7 @@ import { readdirSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Hono } from "hono";
-import type { OpenApiRoute } from "../src/http/openapi";
+import type { OpenApiRoute } from "../src/api";
 
 const root = path.join(import.meta.dirname, "..");
 

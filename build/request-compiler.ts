@@ -1,7 +1,7 @@
 /**
  * Compiles a route's request validators from its zod schemas, ahead of time, into plain functions
  * (generated/validators.ts, written by ./artefacts.ts): a route whose request they cover is served
- * without zod (`serveRoute` in src/http/openapi.ts). zod stays the single source: a compiled
+ * without zod (`serveRoute` in src/api/route.ts). zod stays the single source: a compiled
  * validator only answers what zod's parse answers for a request it is sure is valid, and `undefined`
  * for any other, which zod then parses, refusing it with its own problems. It knows the path, query,
  * headers (read by their names in lower case) and JSON body where their schemas are made of: objects,
@@ -9,15 +9,15 @@
  * URL check), enums, literals, booleans, numbers (integer and range; a query's coerced only from plain
  * digits), optionals, nullables, defaults, unions, `listOf`'s arrays and `withDefault`'s fields (their
  * registries, LISTS and WITH_DEFAULTS), and the refinements, overwrites and transforms of
- * REQUEST_RULES (src/http/request-rules.ts), which it calls by name. An optional field it does not know makes
+ * REQUEST_RULES (src/api/request-rules.ts), which it calls by name. An optional field it does not know makes
  * it unsure only when the field is given; any other schema it does not know leaves the whole request to
  * zod. Today every route's request compiles. zod's internals are read here and nowhere else (./index.ts
  * lists them): a zod upgrade that changes them fails test/build/request-compiler.test.ts.
  */
 import { isDeepStrictEqual } from "node:util";
-import { COMPILED_PARTS, type CompiledTarget } from "../src/http/compiled-request";
-import { LISTS, type OpenApiRoute, WITH_DEFAULTS } from "../src/http/openapi";
-import { REQUEST_RULES } from "../src/http/request-rules";
+import { LISTS, type OpenApiRoute, WITH_DEFAULTS } from "../src/api";
+import { COMPILED_PARTS, type CompiledTarget } from "../src/api/compiled-request";
+import { REQUEST_RULES } from "../src/api/request-rules";
 import { loadZod, z } from "../src/lazy-schema";
 
 /** Hono's name of each request part the compiler knows, by the definition's. */
@@ -508,9 +508,9 @@ export async function validatorsModule(routes: readonly OpenApiRoute[]): Promise
   return [
     "// Written by build/artefacts.ts from the routes' zod schemas (build/request-compiler.ts): do not edit.",
     ...(entries.some((line) => line.includes("REQUEST_RULES."))
-      ? ['import { REQUEST_RULES } from "../src/http/request-rules";']
+      ? ['import { REQUEST_RULES } from "../src/api/request-rules";']
       : []),
-    'import { type CompiledRequest, UNSURE } from "../src/http/compiled-request";',
+    'import { type CompiledRequest, UNSURE } from "../src/api/compiled-request";',
     "",
     "/** The compiled validators of each route whose request the compiler covers, by operation id. */",
     "export const COMPILED_REQUESTS: Record<string, CompiledRequest> = {",

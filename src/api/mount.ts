@@ -4,7 +4,7 @@ import { RegExpRouter } from "hono/router/reg-exp-router";
 import { SmartRouter } from "hono/router/smart-router";
 import { TrieRouter } from "hono/router/trie-router";
 import type { HonoEnv } from "../env";
-import type { OpenApiRoute } from "../http/openapi";
+import type { OpenApiRoute } from "./route";
 
 /**
  * Hono's default router (a SmartRouter: RegExpRouter, TrieRouter where it cannot), made again when

@@ -8,6 +8,7 @@
  * double-click or a form sent again answers the first answer and does nothing more.
  */
 import { Hono } from "hono";
+import { changeServices } from "../api/application-change";
 import { changeApplication } from "../applications/change-application";
 import { session } from "../auth/require-session";
 import { now } from "../clock";
@@ -15,7 +16,6 @@ import { loadAggregate } from "../db/application-reads";
 import type { Aggregate } from "../db/applications";
 import type { Problem } from "../domain/result";
 import type { HonoEnv } from "../env";
-import { changeServices } from "../http/application-change";
 import { resendEvent } from "../notifications/redelivery";
 import { ACTIONS, isActionName, preview, refusalInWords } from "./actions";
 import { APPLICATION_PATH, applicationPage, applicationPath } from "./application";

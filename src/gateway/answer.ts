@@ -4,10 +4,10 @@
  * usual first gateway request, loads none of it (bench/tried.md).
  */
 import type { Context } from "hono";
+import { changeServices } from "../api/application-change";
 import { changeApplication } from "../applications/change-application";
 import { type CustomerAnswer, planCustomerAnswer } from "../domain/application-operations";
 import type { HonoEnv } from "../env";
-import { changeServices } from "../http/application-change";
 
 /** Confirms or cancels the partner's application as the customer answered (src/domain/application-operations.ts). */
 export function answerOffer(c: Context<HonoEnv>, partnerId: string, applicationId: string, answer: CustomerAnswer) {

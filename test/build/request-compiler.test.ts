@@ -4,9 +4,9 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { documentedRoutes } from "../../build/document";
 import { compileValidator } from "../../build/request-compiler";
 import { COMPILED_REQUESTS } from "../../generated/validators";
-import { COMPILED_PARTS, type CompiledRequest, UNSURE } from "../../src/http/compiled-request";
-import { listOf, type OpenApiRoute, withDefault } from "../../src/http/openapi";
-import { REQUEST_RULES } from "../../src/http/request-rules";
+import { listOf, type OpenApiRoute, withDefault } from "../../src/api";
+import { COMPILED_PARTS, type CompiledRequest, UNSURE } from "../../src/api/compiled-request";
+import { REQUEST_RULES } from "../../src/api/request-rules";
 import { loadZod, z } from "../../src/lazy-schema";
 
 /** A compiled validator's source, run as the Worker runs it (TypeScript stripped by esbuild, as the build does). */

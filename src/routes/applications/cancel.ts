@@ -1,5 +1,3 @@
-import { planCancellation } from "../../domain/application-operations";
-import { changeOrRefuse } from "../../http/application-change";
 import {
   bearerSecurity,
   failures,
@@ -10,7 +8,9 @@ import {
   type RouteDefinition,
   withRefusals,
   writeContent,
-} from "../../http/openapi";
+} from "../../api";
+import { changeOrRefuse } from "../../api/application-change";
+import { planCancellation } from "../../domain/application-operations";
 import examples from "../examples.json";
 import { presentApplication, presentContext } from "./present";
 import { Application, ApplicationIdParam, CancelApplicationRequest } from "./schema";

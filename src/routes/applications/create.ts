@@ -1,3 +1,14 @@
+import {
+  bearerSecurity,
+  failures,
+  IdempotencyHeaders,
+  jsonBodyOf,
+  openApiRoute,
+  type Refusals,
+  type RouteDefinition,
+  withRefusals,
+  writeContent,
+} from "../../api";
 import { CONCURRENT_MODIFICATION, planContext } from "../../applications/change-application";
 import { sha256Hex } from "../../auth/crypto";
 import { session } from "../../auth/require-session";
@@ -10,17 +21,6 @@ import { planCreate } from "../../domain/application-operations";
 import { duplicateKey } from "../../domain/duplicates";
 import { ORDER_CONSISTENCY_CODES } from "../../domain/money";
 import { ApiError, orRefuse } from "../../http/errors";
-import {
-  bearerSecurity,
-  failures,
-  IdempotencyHeaders,
-  jsonBodyOf,
-  openApiRoute,
-  type Refusals,
-  type RouteDefinition,
-  withRefusals,
-  writeContent,
-} from "../../http/openapi";
 import { publish } from "../../notifications/outbox";
 import examples from "../examples.json";
 import { presentApplication, presentContext } from "./present";

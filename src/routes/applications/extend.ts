@@ -1,5 +1,3 @@
-import { planExtend } from "../../domain/application-operations";
-import { changeOrRefuse } from "../../http/application-change";
 import {
   bearerSecurity,
   failures,
@@ -9,7 +7,9 @@ import {
   type RouteDefinition,
   withRefusals,
   writeContent,
-} from "../../http/openapi";
+} from "../../api";
+import { changeOrRefuse } from "../../api/application-change";
+import { planExtend } from "../../domain/application-operations";
 import examples from "../examples.json";
 import { presentApplication, presentContext } from "./present";
 import { Application, ApplicationIdParam } from "./schema";

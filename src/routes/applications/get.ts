@@ -1,7 +1,7 @@
+import { bearerSecurity, failures, jsonContent, openApiRoute, type RouteDefinition } from "../../api";
 import { session } from "../../auth/require-session";
 import { loadPresented } from "../../db/application-reads";
 import { ApiError } from "../../http/errors";
-import { bearerSecurity, failures, jsonContent, openApiRoute, type RouteDefinition } from "../../http/openapi";
 import examples from "../examples.json";
 import { presentApplication, presentContext } from "./present";
 import { Application, ApplicationIdParam } from "./schema";

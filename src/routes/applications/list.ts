@@ -1,3 +1,4 @@
+import { bearerSecurity, failures, jsonContent, openApiRoute, type RouteDefinition } from "../../api";
 import { session } from "../../auth/require-session";
 import { ApplicationsQuery, applicationScope, applicationsOf } from "../../collections/applications";
 import { keysetPage } from "../../collections/keyset";
@@ -5,7 +6,6 @@ import { pagingInfo } from "../../collections/links";
 import { pageOf, parsePageRequest } from "../../collections/query";
 import { aggregateOf } from "../../db/aggregate-row";
 import { orRefuse } from "../../http/errors";
-import { bearerSecurity, failures, jsonContent, openApiRoute, type RouteDefinition } from "../../http/openapi";
 import examples from "../examples.json";
 import { presentApplication, presentContext } from "./present";
 import { Application } from "./schema";

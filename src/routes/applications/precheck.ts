@@ -1,6 +1,3 @@
-import { eligibility } from "../../domain/decision";
-import { FINANCING_TYPES } from "../../domain/financing-terms";
-import { orRefuse } from "../../http/errors";
 import {
   bearerSecurity,
   failures,
@@ -9,7 +6,10 @@ import {
   jsonContent,
   openApiRoute,
   type RouteDefinition,
-} from "../../http/openapi";
+} from "../../api";
+import { eligibility } from "../../domain/decision";
+import { FINANCING_TYPES } from "../../domain/financing-terms";
+import { orRefuse } from "../../http/errors";
 import { schema, z } from "../../lazy-schema";
 import examples from "../examples.json";
 import { Money } from "./schema";

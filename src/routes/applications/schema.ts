@@ -2,12 +2,13 @@
  * Schemas of the application resource: they validate requests, type the handlers and generate the
  * OpenAPI document. Unknown fields are dropped (forward compatible), never stored or echoed.
  */
+
+import { listOf, withDefault } from "../../api";
+import { REQUEST_RULES } from "../../api/request-rules";
 import { APPLICATION_STATES, CANCEL_REASONS, LINE_STATES, STATE_REASONS } from "../../domain/application-state";
 import { DOCUMENT_TYPES } from "../../domain/documents";
 import { FINANCING_TYPES } from "../../domain/financing-terms";
 import { MAX_REASON_LENGTH } from "../../domain/plan";
-import { listOf, withDefault } from "../../http/openapi";
-import { REQUEST_RULES } from "../../http/request-rules";
 import { type Infer, schema, z } from "../../lazy-schema";
 
 export const ITEM_TYPES = [

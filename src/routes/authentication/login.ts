@@ -1,9 +1,9 @@
+import { failures, jsonBodyOf, jsonContent, openApiRoute, type RouteDefinition } from "../../api";
 import { randomSecret, sha256Hex } from "../../auth/crypto";
 import { checkLogin, MAX_PASSWORD_LENGTH, MAX_USERNAME_LENGTH } from "../../auth/partner-login";
 import { now } from "../../clock";
 import { recordAccessToken } from "../../db/partners";
 import { ApiError, detail } from "../../http/errors";
-import { failures, jsonBodyOf, jsonContent, openApiRoute, type RouteDefinition } from "../../http/openapi";
 import { schema, z } from "../../lazy-schema";
 import { limiter, tokenSubject } from "../../rate-limit/client";
 import examples from "../examples.json";

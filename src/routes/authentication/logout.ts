@@ -1,7 +1,7 @@
+import { bearerSecurity, emptyContent, failures, openApiRoute, type RouteDefinition } from "../../api";
 import { requireSession, session } from "../../auth/require-session";
 import { now } from "../../clock";
 import { revokeAccessToken } from "../../db/partners";
-import { bearerSecurity, emptyContent, failures, openApiRoute, type RouteDefinition } from "../../http/openapi";
 import { limiter, tokenSubject } from "../../rate-limit/client";
 
 const route = {

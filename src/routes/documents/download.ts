@@ -1,9 +1,9 @@
+import { bearerSecurity, failures, headers, openApiRoute, type RouteDefinition } from "../../api";
 import { fromBase64 } from "../../auth/crypto";
 import { session } from "../../auth/require-session";
 import { findDocument } from "../../db/documents";
 import { downloadHeaders, SERVED_MEDIA_TYPES } from "../../domain/documents";
 import { ApiError } from "../../http/errors";
-import { bearerSecurity, failures, headers, openApiRoute, type RouteDefinition } from "../../http/openapi";
 import { z } from "../../lazy-schema";
 import { ApplicationIdParam } from "../applications/schema";
 

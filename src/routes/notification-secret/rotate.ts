@@ -1,6 +1,3 @@
-import { session } from "../../auth/require-session";
-import { formatDateTime } from "../../clock";
-import { ApiError } from "../../http/errors";
 import {
   bearerSecurity,
   failures,
@@ -10,7 +7,10 @@ import {
   type RouteDefinition,
   withDefault,
   writeContent,
-} from "../../http/openapi";
+} from "../../api";
+import { session } from "../../auth/require-session";
+import { formatDateTime } from "../../clock";
+import { ApiError } from "../../http/errors";
 import { schema, z } from "../../lazy-schema";
 import { rotateSigningSecret as rotate } from "../../notifications/rotation";
 import { DateTimeOutput } from "../applications/schema";

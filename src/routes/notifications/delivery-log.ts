@@ -1,4 +1,5 @@
 import type { Context } from "hono";
+import { bearerSecurity, failures, jsonContent, openApiRoute, type RouteDefinition } from "../../api";
 import { session } from "../../auth/require-session";
 import type { Page, PageRequest } from "../../collections/collection";
 import { pagingInfo } from "../../collections/links";
@@ -8,7 +9,6 @@ import { attemptsOf } from "../../db/event-reads";
 import type { EventRow } from "../../db/schema";
 import type { HonoEnv } from "../../env";
 import { orRefuse } from "../../http/errors";
-import { bearerSecurity, failures, jsonContent, openApiRoute, type RouteDefinition } from "../../http/openapi";
 import examples from "../examples.json";
 import { Notification, NotificationsQuery, presentNotifications } from "./schema";
 

@@ -1,3 +1,4 @@
+import { bearerSecurity, failures, jsonContent, openApiRoute, type RouteDefinition } from "../../api";
 import { session } from "../../auth/require-session";
 import { keysetPage } from "../../collections/keyset";
 import { pagingInfo } from "../../collections/links";
@@ -6,7 +7,6 @@ import { PageQuery, pageOf, parsePageRequest } from "../../collections/query";
 import { ownsApplication } from "../../db/applications";
 import { attemptsOf } from "../../db/event-reads";
 import { ApiError, orRefuse } from "../../http/errors";
-import { bearerSecurity, failures, jsonContent, openApiRoute, type RouteDefinition } from "../../http/openapi";
 import { ApplicationIdParam } from "../applications/schema";
 import examples from "../examples.json";
 import { Notification, presentNotifications } from "./schema";

@@ -1,6 +1,3 @@
-import { session } from "../../auth/require-session";
-import { now } from "../../clock";
-import { ApiError } from "../../http/errors";
 import {
   bearerSecurity,
   failures,
@@ -10,8 +7,11 @@ import {
   type RouteDefinition,
   withDefault,
   writeContent,
-} from "../../http/openapi";
-import { REQUEST_RULES } from "../../http/request-rules";
+} from "../../api";
+import { REQUEST_RULES } from "../../api/request-rules";
+import { session } from "../../auth/require-session";
+import { now } from "../../clock";
+import { ApiError } from "../../http/errors";
 import { schema, z } from "../../lazy-schema";
 import { MAX_REPLAY, REPLAY_INTERVAL_SECONDS, replay } from "../../notifications/redelivery";
 import { DateTimeInput } from "../applications/schema";

@@ -1,6 +1,3 @@
-import { session } from "../../auth/require-session";
-import { now } from "../../clock";
-import { ApiError } from "../../http/errors";
 import {
   bearerSecurity,
   failures,
@@ -8,7 +5,10 @@ import {
   openApiRoute,
   type RouteDefinition,
   writeContent,
-} from "../../http/openapi";
+} from "../../api";
+import { session } from "../../auth/require-session";
+import { now } from "../../clock";
+import { ApiError } from "../../http/errors";
 import { z } from "../../lazy-schema";
 import { resendEvent } from "../../notifications/redelivery";
 import { ApplicationIdParam } from "../applications/schema";

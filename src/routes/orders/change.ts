@@ -1,7 +1,3 @@
-import { ORDER_CONSISTENCY_CODES, orderConsistencyProblems } from "../../domain/money";
-import { planChange } from "../../domain/order-operations";
-import { changeOrRefuse } from "../../http/application-change";
-import { ApiError } from "../../http/errors";
 import {
   bearerSecurity,
   failures,
@@ -12,7 +8,11 @@ import {
   type RouteDefinition,
   withRefusals,
   writeContent,
-} from "../../http/openapi";
+} from "../../api";
+import { changeOrRefuse } from "../../api/application-change";
+import { ORDER_CONSISTENCY_CODES, orderConsistencyProblems } from "../../domain/money";
+import { planChange } from "../../domain/order-operations";
+import { ApiError } from "../../http/errors";
 import { presentApplication, presentContext } from "../applications/present";
 import { Application, ApplicationIdParam } from "../applications/schema";
 import examples from "../examples.json";

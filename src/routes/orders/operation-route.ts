@@ -8,7 +8,7 @@ import {
   type RouteDefinition,
   withRefusals,
   writeContent,
-} from "../../http/openapi";
+} from "../../api";
 import { ApplicationIdParam, OrderWithApplication } from "../applications/schema";
 import examples from "../examples.json";
 

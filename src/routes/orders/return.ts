@@ -1,8 +1,8 @@
+import { openApiRoute } from "../../api";
+import { changeOrRefuse } from "../../api/application-change";
 import { acceptDocument } from "../../domain/documents";
 import { planReturn } from "../../domain/order-operations";
-import { changeOrRefuse } from "../../http/application-change";
 import { ApiError } from "../../http/errors";
-import { openApiRoute } from "../../http/openapi";
 import { presentContext, presentOrder } from "../applications/present";
 import examples from "../examples.json";
 import { ITEM_OPERATION_REFUSALS, orderOperationRoute } from "./operation-route";

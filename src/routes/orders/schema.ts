@@ -1,8 +1,9 @@
 /** Schemas of the order operations (spec "Cancel order items / Return / Send order items", CONTRACT 5). */
+
+import { listOf } from "../../api";
+import { REQUEST_RULES } from "../../api/request-rules";
 import { DOCUMENT_TYPES } from "../../domain/documents";
 import { MAX_REASON_LENGTH } from "../../domain/plan";
-import { listOf } from "../../http/openapi";
-import { REQUEST_RULES } from "../../http/request-rules";
 import { schema, z } from "../../lazy-schema";
 import { ITEM_TYPES, Money, OrderContent, VariableSymbol, Vat } from "../applications/schema";
 

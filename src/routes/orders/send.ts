@@ -1,7 +1,7 @@
+import { openApiRoute } from "../../api";
+import { changeOrRefuse } from "../../api/application-change";
 import { today } from "../../clock";
 import { planSend } from "../../domain/order-operations";
-import { changeOrRefuse } from "../../http/application-change";
-import { openApiRoute } from "../../http/openapi";
 import { presentContext, presentOrder } from "../applications/present";
 import examples from "../examples.json";
 import { ITEM_OPERATION_REFUSALS, orderOperationRoute } from "./operation-route";

@@ -1,5 +1,3 @@
-import { planRefund } from "../../domain/order-operations";
-import { changeOrRefuse } from "../../http/application-change";
 import {
   bearerSecurity,
   failures,
@@ -10,7 +8,9 @@ import {
   type RouteDefinition,
   withRefusals,
   writeContent,
-} from "../../http/openapi";
+} from "../../api";
+import { changeOrRefuse } from "../../api/application-change";
+import { planRefund } from "../../domain/order-operations";
 import { ApplicationIdParam } from "../applications/schema";
 import examples from "../examples.json";
 import { presentRefund } from "./present";

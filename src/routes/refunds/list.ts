@@ -1,3 +1,4 @@
+import { bearerSecurity, failures, jsonContent, openApiRoute, type RouteDefinition } from "../../api";
 import { session } from "../../auth/require-session";
 import { keysetPage } from "../../collections/keyset";
 import { pagingInfo } from "../../collections/links";
@@ -6,7 +7,6 @@ import { applicationRefunds, refundsCollection } from "../../collections/refunds
 import { ownsApplication } from "../../db/applications";
 import type { RefundRecord } from "../../domain/plan";
 import { ApiError, orRefuse } from "../../http/errors";
-import { bearerSecurity, failures, jsonContent, openApiRoute, type RouteDefinition } from "../../http/openapi";
 import { ApplicationIdParam } from "../applications/schema";
 import examples from "../examples.json";
 import { presentRefund } from "./present";

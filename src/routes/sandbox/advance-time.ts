@@ -1,8 +1,4 @@
 import { createMiddleware } from "hono/factory";
-import { planAdvance } from "../../domain/application-operations";
-import type { HonoEnv } from "../../env";
-import { changeOrRefuse } from "../../http/application-change";
-import { ApiError } from "../../http/errors";
 import {
   bearerSecurity,
   failures,
@@ -11,7 +7,11 @@ import {
   openApiRoute,
   type RouteDefinition,
   writeContent,
-} from "../../http/openapi";
+} from "../../api";
+import { changeOrRefuse } from "../../api/application-change";
+import { planAdvance } from "../../domain/application-operations";
+import type { HonoEnv } from "../../env";
+import { ApiError } from "../../http/errors";
 import { schema, z } from "../../lazy-schema";
 import { presentApplication, presentContext } from "../applications/present";
 import { Application, ApplicationIdParam } from "../applications/schema";

@@ -1,5 +1,5 @@
+import { failures, jsonContent, openApiRoute, type RouteDefinition } from "../../api";
 import { ApiError } from "../../http/errors";
-import { failures, jsonContent, openApiRoute, type RouteDefinition } from "../../http/openapi";
 import { z } from "../../lazy-schema";
 import examples from "../examples.json";
 

@@ -4,9 +4,9 @@ import { HTTPException } from "hono/http-exception";
 import { beforeAll, describe, expect, it } from "vitest";
 import { documentedRoutes } from "../../build/document";
 import { COMPILED_REQUESTS } from "../../generated/validators";
+import { type OpenApiRoute, serveRoute } from "../../src/api";
 import { ApiError, errorBody } from "../../src/http/errors";
 import { jsonBody } from "../../src/http/json-body";
-import { type OpenApiRoute, serveRoute } from "../../src/http/openapi";
 import { loadZod } from "../../src/lazy-schema";
 
 /**

@@ -1,187 +1,11 @@
-import type { RouteConfig, RouteHandler } from "@hono/zod-openapi";
-import { Hono } from "hono";
-import { createMiddleware } from "hono/factory";
-import { HTTPException } from "hono/http-exception";
-import { validator } from "hono/validator";
+/**
+ * What the OpenAPI document says of every answer: the response headers (components), the error envelope
+ * of each status an operation can answer, with the codes it may carry, and the JSON answers.
+ */
 import type { ConflictCode, InvalidCode, ProblemCode, RefusalCode } from "../domain/result";
-import type { HonoEnv } from "../env";
-import { loadZod, schema, z } from "../lazy-schema";
-import { COMPILED_PARTS, type CompiledRequest, UNSURE } from "./compiled-request";
-import { ApiError, type ErrorCode, MAX_LISTED_PROBLEMS, MORE_PROBLEMS, zodProblems } from "./errors";
-
-/**
- * Every router that validates through zod is an OpenAPIHono built here, so that a validation failure of
- * any route (body, query or path) becomes the contract's 400 envelope with one `errors[]` entry per problem.
- */
-export async function router() {
-  const { OpenAPIHono } = await loadZod();
-  return new OpenAPIHono<HonoEnv>({
-    defaultHook: (result) => {
-      // @hono/zod-validator passes the raw input as `data`, so that missing values can be told apart.
-      if (!result.success) throw ApiError.of(zodProblems(result.error, "data" in result ? result.data : undefined));
-    },
-  });
-}
-
-/** The registry the document is built in. */
-export type OpenApiRegistry = Awaited<ReturnType<typeof router>>["openAPIRegistry"];
-
-/**
- * What `createRoute` takes, with the parts only some callers need given as functions: the request's
- * schemas (built on the route's first request, then validating every request) and the responses
- * (built only for the document).
- */
-export type RouteDefinition = Omit<RouteConfig, "request" | "responses"> & {
-  request?: () => NonNullable<RouteConfig["request"]>;
-  responses: () => RouteConfig["responses"];
-};
-
-/** The `createRoute` config a definition stands for: what types the handler. */
-type Defined<D extends RouteDefinition> = Omit<D, "request" | "responses"> & {
-  request: D["request"] extends () => infer R ? (R extends NonNullable<RouteConfig["request"]> ? R : never) : undefined;
-  responses: D["responses"] extends () => infer R ? (R extends RouteConfig["responses"] ? R : never) : never;
-};
-
-/** A route of the API, mounted on its first request (src/api/mount.ts). */
-export interface OpenApiRoute {
-  /** The HTTP method, upper case, and the path as Hono routes it (`:param`). */
-  method: string;
-  path: string;
-  /** What defines it: the build compiles its request's validators from it (build/request-compiler.ts). */
-  definition: RouteDefinition;
-  /** The route's router with its validators: what serves it. */
-  serve(): Promise<Hono<HonoEnv>>;
-  /** Registers the route with its responses: what documents it. */
-  document(registry: OpenApiRegistry): Promise<void>;
-}
-
-/**
- * The one way to define an operation: `createRoute`'s definition and the handler. The document gets the
- * definition with its responses. Serving it builds the router `OpenAPIHono.openapi` would (its
- * validators and media-type checks, our `defaultHook`), unless the build compiled the route's request
- * validators (generated/validators.ts): then a plain Hono router checks the request with them
- * (`serveRoute`) and loads zod only for a request they are not sure of, to read it or say why it is
- * refused exactly as zod's validator would (the same parse, the same hook), so a cold isolate's first
- * request to the route does not evaluate zod.
- */
-export function openApiRoute<D extends RouteDefinition>(
-  definition: D,
-  handler: RouteHandler<Defined<D>, HonoEnv>,
-): OpenApiRoute {
-  const { method, path } = addressOf(definition);
-  return {
-    method,
-    path,
-    definition,
-    serve: async () => {
-      const { COMPILED_REQUESTS } = await import("../../generated/validators");
-      return serveRoute(definition, handler as never, COMPILED_REQUESTS[definition.operationId ?? ""]);
-    },
-    document: async (registry) => {
-      // As `OpenAPIHono.openapi` registers it: the route's middleware serves, it does not document.
-      const { middleware: _, ...documented } = await routeConfig(definition, definition.responses());
-      registry.registerPath(documented);
-    },
-  };
-}
-
-/**
- * The router that serves a route: with its compiled validators (`compiled`), a plain Hono router that
- * checks the request as OpenAPIHono would, in its order (query, path, headers, the media type, the JSON
- * body), and asks zod only of a request they are not sure of; without them, OpenAPIHono's own.
- */
-export async function serveRoute(
-  definition: RouteDefinition,
-  handler: RouteHandler<never, HonoEnv>,
-  compiled: CompiledRequest | undefined,
-): Promise<Hono<HonoEnv>> {
-  const { request, responses: _, ...rest } = definition;
-  if (!compiled) {
-    // Hidden: a served route needs no document entry, and has no responses to put in one.
-    return (await router()).openapi({ ...(await routeConfig(definition, {})), hide: true }, handler);
-  }
-  const byZod = async (part: CompiledPart, value: unknown) => {
-    await loadZod();
-    const schema = partSchema(request!(), part);
-    // As @hono/zod-validator gives zod the headers: each under its name as the schema spells it.
-    const input = part === "headers" ? underSchemaNames(schema, value) : value;
-    const result = await schema.safeParseAsync(input);
-    if (!result.success) throw ApiError.of(zodProblems(result.error, input));
-    return result.data;
-  };
-  const validators = COMPILED_PARTS.flatMap(([target, part]) => {
-    const check = compiled[target];
-    if (!check) return [];
-    const validate = validator(target, async (value) => {
-      const checked = check(value);
-      return checked === UNSURE ? await byZod(part, value) : checked;
-    });
-    return target === "json" ? [jsonMediaType, validate] : [validate];
-  });
-  const middleware = rest.middleware ? [rest.middleware].flat() : [];
-  const { method, path } = addressOf(definition);
-  return new Hono<HonoEnv>().on([method], [path], ...middleware, ...validators, handler as never);
-}
-
-/** The `createRoute` config a definition stands for, with `responses`: what OpenAPIHono serves and documents. */
-async function routeConfig(definition: RouteDefinition, responses: RouteConfig["responses"]) {
-  const { request, responses: _, ...rest } = definition;
-  const { createRoute } = await loadZod();
-  return createRoute({ ...rest, ...(request ? { request: request() } : {}), responses });
-}
-
-/** The method (upper case) and the path as Hono routes it (`:param`) of a route's definition. */
-const addressOf = (definition: RouteDefinition) => ({
-  method: definition.method.toUpperCase(),
-  path: definition.path.replaceAll(/\/{(.+?)}/g, "/:$1"),
-});
-
-type CompiledPart = (typeof COMPILED_PARTS)[number][1];
-
-/** The zod schema of a request part (of the body, its JSON content's). */
-const partSchema = (request: NonNullable<RouteConfig["request"]>, part: CompiledPart) =>
-  (part === "body"
-    ? (request.body?.content["application/json"] as { schema: unknown } | undefined)?.schema
-    : request[part]) as z.ZodType;
-
-/** The headers, each under the schema's spelling of its name where the schema has it (Hono's are lower case). */
-function underSchemaNames(schema: z.ZodType, headers: unknown) {
-  const names = new Map(Object.keys((schema as unknown as { shape: object }).shape).map((n) => [n.toLowerCase(), n]));
-  return Object.fromEntries(Object.entries(headers as object).map(([name, value]) => [names.get(name) ?? name, value]));
-}
-
-/** What OpenAPIHono's `matchesMediaType` accepts for `application/json`. */
-const JSON_REQUEST = /^application\/([a-z-.]+\+)?json(;\s*[a-zA-Z0-9-]+=([^;]+))*$/i;
-
-/**
- * OpenAPIHono's media-type gate of a JSON body: a Content-Type other than JSON, or a body without one,
- * is answered 415 before the body is validated.
- */
-const jsonMediaType = createMiddleware<HonoEnv>(async (c, next) => {
-  const contentType = c.req.header("content-type");
-  if (contentType ? !JSON_REQUEST.test(contentType) : await hasRequestBody(c.req.raw, c)) {
-    throw new HTTPException(415, { message: "Unsupported Media Type" });
-  }
-  await next();
-});
-
-/** Whether the request has a body of at least one byte, as OpenAPIHono's gate reads it. */
-async function hasRequestBody(raw: Request, c: { req: { arrayBuffer(): Promise<ArrayBuffer> } }) {
-  if (raw.body === null) return false;
-  if (raw.bodyUsed) return (await c.req.arrayBuffer()).byteLength > 0;
-  const body = raw.clone().body;
-  if (body === null) return false;
-  const reader = body.getReader();
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return false;
-      if (value.byteLength > 0) return true;
-    }
-  } finally {
-    reader.cancel().catch(() => {});
-  }
-}
+import { type ErrorCode, MAX_LISTED_PROBLEMS, MORE_PROBLEMS } from "../http/errors";
+import { schema, z } from "../lazy-schema";
+import type { OpenApiRegistry } from "./route";
 
 // ---- Headers ---------------------------------------------------------------------------------
 
@@ -469,46 +293,7 @@ export function failures(spec: FailureSpec = {}) {
   } as const;
 }
 
-// ---- Successes and requests ------------------------------------------------------------------
-
-/**
- * An optional request field with a default. Written as optional-then-filled rather than zod's
- * `.default()`: the document then says the field may be left out, instead of listing a `default`
- * that client generators (openapi-typescript) read as "always present" and so demand.
- */
-export const withDefault = <T extends z.ZodType>(schema: T, value: z.output<T>, description?: string) => {
-  const field = schema
-    .optional()
-    .transform((v) => v ?? value)
-    .openapi({ description: `${description ? `${description}. ` : ""}Default: ${JSON.stringify(value)}` });
-  WITH_DEFAULTS.set(field, value);
-  return field;
-};
-
-/** The default of each field `withDefault` made: the request compiler knows what its transform does. */
-export const WITH_DEFAULTS = new WeakMap<z.ZodType, unknown>();
-
-/**
- * An array of at most `max` elements whose length is checked before any element is: zod validates
- * every element first and counts after, so a million elements where a hundred are allowed would cost a
- * million validations and as many problems. Refused whole instead, with zod's own issue and message.
- * (The document is the same as for `z.array(element).min(min).max(max)`.)
- */
-export const listOf = <T extends z.ZodType>(element: T, max: number, min?: { length: number; message?: string }) => {
-  const list = z.preprocess(
-    (value, ctx) => {
-      if (!Array.isArray(value) || value.length <= max) return value;
-      ctx.issues.push({ code: "too_big", origin: "array", maximum: max, inclusive: true, input: value });
-      return z.NEVER;
-    },
-    min ? z.array(element).min(min.length, min.message).max(max) : z.array(element).max(max),
-  );
-  LISTS.add(list);
-  return list;
-};
-
-/** The arrays `listOf` made: the request compiler knows what their preprocess does. */
-export const LISTS = new WeakSet<z.ZodType>();
+// ---- Successes --------------------------------------------------------------------------------
 
 /** A JSON answer with its example, the headers every response carries and `extra` ones. */
 export const jsonContent = <T extends z.ZodType>(
@@ -532,23 +317,6 @@ export const writeContent = <T extends z.ZodType>(
 
 /** A bodiless answer (204) with the headers every response carries. */
 export const emptyContent = (description: string) => ({ description, headers: headers([]) });
-
-/** Request bodies are always validated; an empty body validates as `{}`. */
-export const jsonBodyOf = <T extends z.ZodType>(schema: T, sample: unknown) => ({
-  required: true,
-  content: { "application/json": { schema, example: sample } },
-});
-
-/** The `Idempotency-Key` request header of every POST and PUT under /financing/v1 (CONTRACT 1). */
-export const IdempotencyHeaders = schema(() =>
-  z.object({
-    "Idempotency-Key": z.string().min(1).max(255).optional().openapi({
-      description:
-        "Makes the request safe to retry: the same key with the same request within 24 hours answers the first answer again (`Idempotent-Replayed: true`) without doing the work twice.",
-      example: "order-2026-000123-send-1",
-    }),
-  }),
-);
 
 export const bearerSecurity = [{ bearerAuth: [] }];
 

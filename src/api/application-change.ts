@@ -9,8 +9,8 @@ import { deadlinePolicy } from "../config";
 import type { Aggregate } from "../db/applications";
 import type { Plan } from "../domain/plan";
 import type { HonoEnv } from "../env";
+import { ApiError } from "../http/errors";
 import { publish } from "../notifications/outbox";
-import { ApiError } from "./errors";
 
 /** What a change needs, from the request being served. */
 export function changeServices(c: Context<HonoEnv>): ChangeServices {
