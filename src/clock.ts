@@ -90,7 +90,7 @@ export function formatDate(ms: number, timeZone: string): string {
   return wallClock(ms, timeZone).date;
 }
 
-/** Today in the service time zone (the default sentDate and deliveryDate). */
+/** Today in the service time zone (the date of the gateway's terms). */
 export function today(timeZone: string): string {
   return formatDate(now(), timeZone);
 }

@@ -27,6 +27,7 @@ export function scheduledServices(env: Env, pending: Promise<unknown>[]): SweepS
     client: db.$client,
     storageQuota: cfg.STORAGE_QUOTA_BYTES,
     deadlines: deadlinePolicy(cfg),
+    timeZone: cfg.SERVICE_TIMEZONE,
     notify: (messages) => {
       pending.push(publish(env, messages));
     },

@@ -18,6 +18,7 @@ export function changeServices(c: Context<HonoEnv>): ChangeServices {
     client: c.var.db.client,
     storageQuota: c.var.config.STORAGE_QUOTA_BYTES,
     deadlines: deadlinePolicy(c.var.config),
+    timeZone: c.var.config.SERVICE_TIMEZONE,
     notify: (messages) => c.executionCtx.waitUntil(publish(c.env, messages)),
   };
 }

@@ -6,6 +6,8 @@
  * function a schema uses that is not listed here makes the compiler leave that schema to zod.
  */
 
+import { type CancelReason, DEFAULT_CANCEL_REASON } from "../domain/application-state";
+
 // ISO 3166-1 alpha-2, officially assigned codes.
 const COUNTRIES = new Set(
   (
@@ -36,7 +38,7 @@ export const REQUEST_RULES = {
   /** The carrier's name alone reads as `{carrierId}`. */
   carrierOf: (carrierId: string) => ({ carrierId }),
   /** A cancel without a reason (or with null) is for another reason. */
-  cancelReasonOf: <T extends string>(reason: T | null | undefined) => reason ?? "APPLICATION_CANCELLED_OTHER",
+  cancelReasonOf: (reason: CancelReason | null | undefined) => reason ?? DEFAULT_CANCEL_REASON,
   /** An item selector names an item by at least one of code, ean, name, type (spec rule 3). */
   namesAnItem: (s: { code?: string; ean?: string; name?: string; type?: string }) =>
     s.code ?? s.ean ?? s.name ?? s.type,

@@ -5,7 +5,7 @@
  * what the write actually changes. Plain inputs, no framework: whoever serves the request says where
  * the database is and how work outlives the answer.
  */
-import { now } from "../clock";
+import { formatDate, now } from "../clock";
 import { loadAggregate } from "../db/application-reads";
 import { writePlan } from "../db/application-write";
 import type { Aggregate } from "../db/applications";
@@ -25,8 +25,9 @@ export interface ChangeServices {
   client: D1Database;
   /** The storage quota of a partner without one of its own (STORAGE_QUOTA_BYTES). */
   storageQuota: number;
-  /** The deadlines every plan judges (the Worker's variables). */
+  /** The deadlines every plan judges, and the service's time zone its dates are in (the Worker's variables). */
   deadlines: DeadlinePolicy;
+  timeZone: string;
   /** Hands wake-ups for new events to the queue, after the answer (the outbox's sweep is the safety net). */
   notify: (messages: NotificationMessage[]) => void;
 }
@@ -48,9 +49,12 @@ export const CONCURRENT_MODIFICATION = problem(
 /** Rounds before a change gives up to concurrent writes (D1 serialises writes, so some racer wins every round). */
 const ROUNDS = 25;
 
-/** What a plan is made with at the instant `at`: ids that sort by it, and the deadlines' lengths. */
-export function planContext(at: number, deadlines: DeadlinePolicy): PlanContext {
-  return { at, newId: () => newId(at), deadlines };
+/**
+ * What a plan is made with at the instant `at`: ids that sort by it, the service's date then (in
+ * `timeZone`), and the deadlines' lengths.
+ */
+export function planContext(at: number, deadlines: DeadlinePolicy, timeZone: string): PlanContext {
+  return { at, today: formatDate(at, timeZone), newId: () => newId(at), deadlines };
 }
 
 /** Loads, plans and writes the partner's application; answers what happened. */
@@ -65,7 +69,7 @@ export async function changeApplication(
     const current = await loadAggregate(client, partnerId, applicationId);
     if (!current) return { outcome: "not_found" };
     const at = now();
-    const plan = planner(current, planContext(at, services.deadlines));
+    const plan = planner(current, planContext(at, services.deadlines, services.timeZone));
     if (!plan.ok) return { outcome: "refused", problems: plan.problems, current };
     try {
       const aggregate = await writePlan(client, current, plan.value, at, services.storageQuota);

@@ -80,7 +80,7 @@ export async function sweepDeadlines(services: SweepServices): Promise<SweepRun>
 
 /** One page's due steps, read together and written as one batch: how many were written. */
 async function applyPage(services: SweepServices, due: readonly { id: string }[], at: number): Promise<number> {
-  const ctx = planContext(at, services.deadlines);
+  const ctx = planContext(at, services.deadlines, services.timeZone);
   const writes = (
     await loadAggregates(
       services.db,

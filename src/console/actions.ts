@@ -4,11 +4,11 @@
  * asked through the same changeApplication: the console only reads the form and says it in words.
  */
 import { type Planner, planContext } from "../applications/change-application";
-import { now, today } from "../clock";
+import { now } from "../clock";
 import { type Config, deadlinePolicy } from "../config";
 import type { Aggregate } from "../db/applications";
 import { planCancellation, planExtend } from "../domain/application-operations";
-import { CANCEL_REASONS, type CancelReason } from "../domain/application-state";
+import { CANCEL_REASONS, type CancelReason, DEFAULT_CANCEL_REASON } from "../domain/application-state";
 import { ledgerOf, refundableAmount } from "../domain/ledger";
 import { planRefund, planSend } from "../domain/order-operations";
 import { type Current, MAX_REASON_LENGTH, type Plan } from "../domain/plan";
@@ -73,7 +73,7 @@ const refund: ConsoleAction = {
 };
 
 /** The reason chosen, or the API's default when the form has none (an empty one included). */
-const cancelReason = (form: URLSearchParams | undefined) => form?.get("reason") || "APPLICATION_CANCELLED_OTHER";
+const cancelReason = (form: URLSearchParams | undefined) => form?.get("reason") || DEFAULT_CANCEL_REASON;
 
 const cancel: ConsoleAction = {
   title: "Cancel the application",
@@ -103,14 +103,12 @@ const send: ConsoleAction = {
   ask: "Mark order sent…",
   confirm: "Confirm: the order is sent",
   fields: [],
-  planner(_form, cfg) {
-    const sentDate = today(cfg.SERVICE_TIMEZONE);
-    return (state, ctx) => planSend(state, { sentDate }, ctx);
-  },
-  describe(_form, current, _plan, cfg) {
+  planner: () => (state, ctx) => planSend(state, {}, ctx),
+  describe(_form, current, plan) {
     const unsent = current.lines.filter((l) => l.state === "PROCESSING").length;
+    const sentDate = plan.lines?.lines.find((l) => l.state === "SENT")?.sentDate;
     return [
-      `Mark every item of order ${current.application.orderDetails.number} not yet sent as sent today (${today(cfg.SERVICE_TIMEZONE)}): ${unsent} line${unsent === 1 ? "" : "s"}.`,
+      `Mark every item of order ${current.application.orderDetails.number} not yet sent as sent today (${sentDate}): ${unsent} line${unsent === 1 ? "" : "s"}.`,
     ];
   },
   done: "The whole order is marked sent.",
@@ -139,7 +137,7 @@ export const isActionName = (name: string): name is ActionName => Object.hasOwn(
 
 /** The plan as it would be written now, without writing it: what the console offers and confirms. */
 export function preview(planner: Planner, current: Aggregate, cfg: Config): Result<Plan> {
-  return planner(current, planContext(now(), deadlinePolicy(cfg)));
+  return planner(current, planContext(now(), deadlinePolicy(cfg), cfg.SERVICE_TIMEZONE));
 }
 
 /** A refusal of the domain in words a support person can repeat to a customer; its code follows. */

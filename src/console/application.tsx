@@ -2,22 +2,20 @@
  * GET /console/applications/:applicationId: one application as support reads it: state, ids, the
  * customer's payment page, dates; its money; its lines, refunds and documents; every event with every
  * delivery attempt; and the actions the domain allows now. Another partner's application is not found.
+ * What it shows is loaded and decided first (./application-view.ts); this module renders it, a section
+ * at a time.
  */
-import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { type Context, Hono } from "hono";
-import { gatewayUrl } from "../auth/gateway-token";
-import { session } from "../auth/require-session";
-import { keysetPage } from "../collections/keyset";
-import { applicationEvents, applicationNotificationsCollection } from "../collections/notifications";
-import { applicationRefunds, refundsCollection } from "../collections/refunds";
-import { loadAggregate } from "../db/application-reads";
-import type { Aggregate } from "../db/applications";
-import { type AttemptRow, latestAttemptsOf } from "../db/events";
-import type { EventRow } from "../db/schema";
-import { CANCEL_REASONS } from "../domain/application-state";
-import { ledgerOf, refundableAmount } from "../domain/ledger";
+import { CANCEL_REASONS, DEFAULT_CANCEL_REASON } from "../domain/application-state";
 import type { HonoEnv } from "../env";
-import { ACTIONS, type ActionName, type ConsoleAction, preview, refusalInWords } from "./actions";
+import { ACTIONS, type ActionName, type ConsoleAction } from "./actions";
+import {
+  type ApplicationView,
+  EVENTS_SHOWN,
+  LINES_SHOWN,
+  loadApplicationView,
+  REFUNDS_SHOWN,
+} from "./application-view";
 import { errorPage } from "./errors";
 import { onceToken } from "./forms";
 import {
@@ -38,27 +36,107 @@ import {
 export const APPLICATION_PATH = "/console/applications/:applicationId";
 export const applicationPath = (id: string) => `/console/applications/${id}`;
 
-/**
- * The latest events shown on the page (an application with more is read on from the notifications
- * page); their ids bind the attempts' statement, so they stay under D1's 100 parameters.
- */
-const EVENTS_SHOWN = 50;
-/** The latest attempts shown per event, with how many there were in all. */
-const ATTEMPTS_SHOWN = 5;
-const REFUNDS_SHOWN = 100;
-/** The lines shown (an application holds up to 500): the API answers every one. */
-const LINES_SHOWN = 100;
-/** The latest first, so the page holds the latest; it lists them in the order they happened. */
-const latestFirst = (column: SQLiteColumn) => ({ sort: [{ name: "id", column, descending: true }], filter: [] });
-
 const DONE: Record<string, string> = {
   ...Object.fromEntries(Object.entries(ACTIONS).map(([name, action]) => [name, action.done])),
   resend: "The notification was put back in delivery: its new attempts appear below.",
 };
 
-function ActionForm(props: { name: ActionName; action: ConsoleAction; current: Aggregate; csrf: string }) {
-  const { name, action, current, csrf } = props;
-  const id = current.application.id;
+function Summary({ view }: { view: ApplicationView }) {
+  const app = view.current.application;
+  const { timeZone } = view;
+  return (
+    <section aria-labelledby="summary">
+      <h2 id="summary">Summary</h2>
+      <dl class="facts">
+        <dt>State</dt>
+        <dd>
+          <StateBadge state={app.state} reason={app.stateReason} />
+        </dd>
+        {app.cancelReason ? (
+          <>
+            <dt>Cancelled because</dt>
+            <dd class="code">
+              {app.cancelReason}
+              {app.customCancelReason ? ` (${clip(app.customCancelReason)})` : ""}
+            </dd>
+          </>
+        ) : null}
+        <dt>Type</dt>
+        <dd>{typeName(app.type)}</dd>
+        <dt>Customer</dt>
+        <dd>
+          {clip(customerName(app.customer))}, {clip(customerEmail(app.customer))}
+        </dd>
+        <dt>Application id</dt>
+        <dd class="code">{app.id}</dd>
+        <dt>Variable symbols</dt>
+        <dd class="code">{(app.orderDetails.variableSymbols ?? []).join(", ") || "–"}</dd>
+        <dt>Created</dt>
+        <dd>
+          <Time at={app.createdAt} timeZone={timeZone} />
+        </dd>
+        <dt>Last changed</dt>
+        <dd>
+          <Time at={app.updatedAt} timeZone={timeZone} />
+        </dd>
+        <dt>Deadline</dt>
+        <dd>
+          {app.expiresAt === null ? (
+            "none"
+          ) : (
+            <>
+              <Time at={app.expiresAt} timeZone={timeZone} />{" "}
+              <span class="muted">
+                {app.state === "PROCESSING" ? "(for the customer to decide)" : "(goods not sent by then lapse)"}
+              </span>
+            </>
+          )}
+        </dd>
+        <dt>Customer's payment page</dt>
+        <dd class="code">{view.gatewayUrl}</dd>
+      </dl>
+    </section>
+  );
+}
+
+function MoneyFacts({ view }: { view: ApplicationView }) {
+  const { currency } = view.current.application;
+  return (
+    <section aria-labelledby="money">
+      <h2 id="money">Money</h2>
+      <dl class="money">
+        <div>
+          <dt>Approved</dt>
+          <dd id="money-approved">
+            <Money amount={view.money.approved} currency={currency} />
+          </dd>
+        </div>
+        <div>
+          <dt>Financed</dt>
+          <dd id="money-financed">
+            <Money amount={view.money.financed} currency={currency} />
+          </dd>
+        </div>
+        <div>
+          <dt>Refunded</dt>
+          <dd id="money-refunded">
+            <Money amount={view.money.refunded} currency={currency} />
+          </dd>
+        </div>
+        <div>
+          <dt>Refundable</dt>
+          <dd id="money-refundable">
+            <Money amount={view.money.refundable} currency={currency} />
+          </dd>
+        </div>
+      </dl>
+    </section>
+  );
+}
+
+function ActionForm(props: { name: ActionName; action: ConsoleAction; view: ApplicationView; csrf: string }) {
+  const { name, action, view, csrf } = props;
+  const { id, currency } = view.current.application;
   return (
     <form method="post" action={`${applicationPath(id)}/${name}`} class="card" aria-labelledby={`action-${name}`}>
       <h3 id={`action-${name}`}>{action.title}</h3>
@@ -67,13 +145,9 @@ function ActionForm(props: { name: ActionName; action: ConsoleAction; current: A
         <>
           <div class="field">
             <label for="refund-amount">
-              Amount ({current.application.currency})
+              Amount ({currency})
               <span class="hint">
-                At most{" "}
-                <Money
-                  amount={refundableAmount(ledgerOf(current.application, current.lines))}
-                  currency={current.application.currency}
-                />
+                At most <Money amount={view.money.refundable} currency={currency} />
               </span>
             </label>
             <input id="refund-amount" name="amount" inputmode="decimal" autocomplete="off" required maxlength={20} />
@@ -90,7 +164,7 @@ function ActionForm(props: { name: ActionName; action: ConsoleAction; current: A
             <label for="cancel-reason">Reason</label>
             <select id="cancel-reason" name="reason">
               {CANCEL_REASONS.map((reason) => (
-                <option value={reason} selected={reason === "APPLICATION_CANCELLED_OTHER"}>
+                <option value={reason} selected={reason === DEFAULT_CANCEL_REASON}>
                   {reason}
                 </option>
               ))}
@@ -108,43 +182,162 @@ function ActionForm(props: { name: ActionName; action: ConsoleAction; current: A
 }
 
 /** Each action's form where the domain allows it now, else the domain's reason in words. */
-function Actions({ c, current }: { c: Context<HonoEnv>; current: Aggregate }) {
-  const cfg = c.var.config;
-  const offered = (Object.entries(ACTIONS) as [ActionName, ConsoleAction][]).filter(
-    // Extending is offered only to an application with a deadline.
-    ([name]) => name !== "extend" || current.application.expiresAt !== null,
-  );
+function Actions({ view, csrf }: { view: ApplicationView; csrf: string }) {
   return (
     <section aria-labelledby="actions">
       <h2 id="actions">Actions</h2>
       <div class="grid">
-        {offered.map(([name, action]) => {
-          const planner = action.planner(undefined, cfg);
-          const plan = typeof planner === "string" ? undefined : preview(planner, current, cfg);
-          return plan?.ok ? (
-            <ActionForm name={name} action={action} current={current} csrf={c.get("csrfToken")} />
+        {view.actions.map((offered) =>
+          offered.offered ? (
+            <ActionForm name={offered.name} action={offered.action} view={view} csrf={csrf} />
           ) : (
             <div class="card">
-              <h3>{action.title}</h3>
-              <p class="muted">Not possible now: {plan ? refusalInWords(plan.problems[0]!, current) : planner}</p>
+              <h3>{offered.action.title}</h3>
+              <p class="muted">Not possible now: {offered.why}</p>
             </div>
-          );
-        })}
+          ),
+        )}
       </div>
     </section>
   );
 }
 
-function Timeline(props: {
-  c: Context<HonoEnv>;
-  applicationId: string;
-  events: EventRow[];
-  attempts: AttemptRow[];
-  counts: Map<string, number>;
-  more: boolean;
-}) {
-  const { c, applicationId, events, attempts, counts, more } = props;
-  const timeZone = c.var.config.SERVICE_TIMEZONE;
+function Lines({ view }: { view: ApplicationView }) {
+  const { current } = view;
+  const app = current.application;
+  const { currency } = app;
+  return (
+    <section aria-labelledby="lines">
+      <h2 id="lines">Order lines</h2>
+      {current.lines.length > LINES_SHOWN ? (
+        <p>
+          The first {LINES_SHOWN} of {current.lines.length} lines are shown; the API answers every one (GET
+          /financing/v1/applications/{app.id}).
+        </p>
+      ) : null}
+      <div class="scroll">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Item</th>
+              <th scope="col" class="num">
+                Qty
+              </th>
+              <th scope="col" class="num">
+                Total
+              </th>
+              <th scope="col">State</th>
+              <th scope="col">Sent</th>
+              <th scope="col">Delivered</th>
+            </tr>
+          </thead>
+          <tbody>
+            {current.lines.slice(0, LINES_SHOWN).map((line) => (
+              <tr>
+                <td>
+                  {clip(line.name)}
+                  <br />
+                  <span class="muted code">{clip(line.code)}</span>
+                </td>
+                <td class="num">{line.quantity}</td>
+                <td class="num">
+                  <Money amount={line.totalPriceAmount} currency={currency} />
+                </td>
+                <td>
+                  <span class={`state ${line.state}`}>{line.state}</span>
+                </td>
+                <td>{line.sentDate ?? "–"}</td>
+                <td>{line.deliveryDate ?? "–"}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}
+
+function Refunds({ view }: { view: ApplicationView }) {
+  const app = view.current.application;
+  const { timeZone } = view;
+  return (
+    <section aria-labelledby="refunds">
+      <h2 id="refunds">Refunds</h2>
+      {view.refunds.more ? (
+        <p>
+          The latest {REFUNDS_SHOWN} refunds are shown; the API lists every one (GET /financing/v1/applications/
+          {app.id}/refunds).
+        </p>
+      ) : null}
+      {view.refunds.rows.length === 0 ? (
+        <p>No refunds.</p>
+      ) : (
+        <div class="scroll">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Created</th>
+                <th scope="col" class="num">
+                  Amount
+                </th>
+                <th scope="col">Origin</th>
+                <th scope="col">Reason</th>
+                <th scope="col">Variable symbol</th>
+              </tr>
+            </thead>
+            <tbody>
+              {view.refunds.rows.map((refund) => (
+                <tr>
+                  <td>
+                    <Time at={refund.createdAt} timeZone={timeZone} />
+                  </td>
+                  <td class="num">
+                    <Money amount={refund.amount} currency={refund.currency} />
+                  </td>
+                  <td>{refund.origin}</td>
+                  <td>{clip(refund.reason)}</td>
+                  <td class="code">{refund.variableSymbol ?? ""}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}
+
+function Documents({ view }: { view: ApplicationView }) {
+  const { current } = view;
+  const app = current.application;
+  return (
+    <section aria-labelledby="documents">
+      <h2 id="documents">Documents</h2>
+      {current.documents.length === 0 ? (
+        <p>No documents.</p>
+      ) : (
+        <ul>
+          {current.documents.map((document) => (
+            <li>
+              <a href={`${applicationPath(app.id)}/documents/${document.id}`} download>
+                {clip(document.filename)}
+              </a>{" "}
+              <span class="muted">
+                {document.type}
+                {document.description ? `: ${clip(document.description)}` : ""}
+              </span>
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+function Timeline({ view, csrf }: { view: ApplicationView; csrf: string }) {
+  const { rows: events, attempts, counts, more } = view.events;
+  const { timeZone } = view;
+  const applicationId = view.current.application.id;
   return (
     <section aria-labelledby="events">
       <h2 id="events">Events and their notifications</h2>
@@ -214,7 +407,7 @@ function Timeline(props: {
                 </div>
               )}
               <form method="post" action={`${applicationPath(event.applicationId)}/notifications/${event.id}/resend`}>
-                <FormTokens csrf={c.get("csrfToken")} once={onceToken()} />
+                <FormTokens csrf={csrf} once={onceToken()} />
                 <button type="submit" aria-label={`Resend event ${event.sequence}`}>
                   Resend
                 </button>
@@ -237,242 +430,26 @@ export async function applicationPage(
   notice?: Notice,
   status: 200 | 422 | 429 = 200,
 ) {
-  const db = await c.var.db.orm();
-  const { partnerId } = session(c);
-  const [current, refunds, events] = await Promise.all([
-    loadAggregate(db.$client, partnerId, applicationId),
-    keysetPage(db, refundsCollection, applicationRefunds(applicationId), {
-      ...latestFirst(refundsCollection.sortable.id),
-      limit: REFUNDS_SHOWN,
-    }),
-    keysetPage(db, applicationNotificationsCollection, applicationEvents(applicationId), {
-      ...latestFirst(applicationNotificationsCollection.sortable.id),
-      limit: EVENTS_SHOWN,
-    }),
-  ]);
-  // The refunds and events were read by the application's id alone: shown only once it proved the partner's.
-  if (!current || !refunds.ok || !events.ok) return errorPage(c, "not_found");
-  const { attempts, counts } = await latestAttemptsOf(
-    db,
-    events.value.rows.map((e) => e.id),
-    ATTEMPTS_SHOWN,
-  );
-  const refundRows = [...refunds.value.rows].reverse();
-  const cfg = c.var.config;
-  const timeZone = cfg.SERVICE_TIMEZONE;
-  const app = current.application;
-  const ledger = ledgerOf(app, current.lines);
-  const currency = app.currency;
-  const baseUrl = cfg.PUBLIC_BASE_URL ?? new URL(c.req.url).origin;
-
+  const view = await loadApplicationView(c, applicationId);
+  if (!view) return errorPage(c, "not_found");
+  const { number } = view.current.application.orderDetails;
+  const csrf = c.get("csrfToken");
   return page(
     c,
-    signedIn(c, `Order ${app.orderDetails.number}`, "applications"),
+    signedIn(c, `Order ${number}`, "applications"),
     <>
       <p>
         <a href="/console/applications">← Applications</a>
       </p>
-      <h1>Order {app.orderDetails.number}</h1>
+      <h1>Order {number}</h1>
       <NoticeBox notice={notice} />
-      <section aria-labelledby="summary">
-        <h2 id="summary">Summary</h2>
-        <dl class="facts">
-          <dt>State</dt>
-          <dd>
-            <StateBadge state={app.state} reason={app.stateReason} />
-          </dd>
-          {app.cancelReason ? (
-            <>
-              <dt>Cancelled because</dt>
-              <dd class="code">
-                {app.cancelReason}
-                {app.customCancelReason ? ` (${clip(app.customCancelReason)})` : ""}
-              </dd>
-            </>
-          ) : null}
-          <dt>Type</dt>
-          <dd>{typeName(app.type)}</dd>
-          <dt>Customer</dt>
-          <dd>
-            {clip(customerName(app.customer))}, {clip(customerEmail(app.customer))}
-          </dd>
-          <dt>Application id</dt>
-          <dd class="code">{app.id}</dd>
-          <dt>Variable symbols</dt>
-          <dd class="code">{(app.orderDetails.variableSymbols ?? []).join(", ") || "–"}</dd>
-          <dt>Created</dt>
-          <dd>
-            <Time at={app.createdAt} timeZone={timeZone} />
-          </dd>
-          <dt>Last changed</dt>
-          <dd>
-            <Time at={app.updatedAt} timeZone={timeZone} />
-          </dd>
-          <dt>Deadline</dt>
-          <dd>
-            {app.expiresAt === null ? (
-              "none"
-            ) : (
-              <>
-                <Time at={app.expiresAt} timeZone={timeZone} />{" "}
-                <span class="muted">
-                  {app.state === "PROCESSING" ? "(for the customer to decide)" : "(goods not sent by then lapse)"}
-                </span>
-              </>
-            )}
-          </dd>
-          <dt>Customer's payment page</dt>
-          <dd class="code">{await gatewayUrl(baseUrl, cfg.AUTH_PEPPER, app.id)}</dd>
-        </dl>
-      </section>
-      <section aria-labelledby="money">
-        <h2 id="money">Money</h2>
-        <dl class="money">
-          <div>
-            <dt>Approved</dt>
-            <dd id="money-approved">
-              <Money amount={ledger.approved} currency={currency} />
-            </dd>
-          </div>
-          <div>
-            <dt>Financed</dt>
-            <dd id="money-financed">
-              <Money amount={ledger.financed} currency={currency} />
-            </dd>
-          </div>
-          <div>
-            <dt>Refunded</dt>
-            <dd id="money-refunded">
-              <Money amount={ledger.refunded} currency={currency} />
-            </dd>
-          </div>
-          <div>
-            <dt>Refundable</dt>
-            <dd id="money-refundable">
-              <Money amount={refundableAmount(ledger)} currency={currency} />
-            </dd>
-          </div>
-        </dl>
-      </section>
-      <Actions c={c} current={current} />
-      <section aria-labelledby="lines">
-        <h2 id="lines">Order lines</h2>
-        {current.lines.length > LINES_SHOWN ? (
-          <p>
-            The first {LINES_SHOWN} of {current.lines.length} lines are shown; the API answers every one (GET
-            /financing/v1/applications/{app.id}).
-          </p>
-        ) : null}
-        <div class="scroll">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Item</th>
-                <th scope="col" class="num">
-                  Qty
-                </th>
-                <th scope="col" class="num">
-                  Total
-                </th>
-                <th scope="col">State</th>
-                <th scope="col">Sent</th>
-                <th scope="col">Delivered</th>
-              </tr>
-            </thead>
-            <tbody>
-              {current.lines.slice(0, LINES_SHOWN).map((line) => (
-                <tr>
-                  <td>
-                    {clip(line.name)}
-                    <br />
-                    <span class="muted code">{clip(line.code)}</span>
-                  </td>
-                  <td class="num">{line.quantity}</td>
-                  <td class="num">
-                    <Money amount={line.totalPriceAmount} currency={currency} />
-                  </td>
-                  <td>
-                    <span class={`state ${line.state}`}>{line.state}</span>
-                  </td>
-                  <td>{line.sentDate ?? "–"}</td>
-                  <td>{line.deliveryDate ?? "–"}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      </section>
-      <section aria-labelledby="refunds">
-        <h2 id="refunds">Refunds</h2>
-        {refunds.value.hasMoreAfter ? (
-          <p>
-            The latest {REFUNDS_SHOWN} refunds are shown; the API lists every one (GET /financing/v1/applications/
-            {app.id}/refunds).
-          </p>
-        ) : null}
-        {refundRows.length === 0 ? (
-          <p>No refunds.</p>
-        ) : (
-          <div class="scroll">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Created</th>
-                  <th scope="col" class="num">
-                    Amount
-                  </th>
-                  <th scope="col">Origin</th>
-                  <th scope="col">Reason</th>
-                  <th scope="col">Variable symbol</th>
-                </tr>
-              </thead>
-              <tbody>
-                {refundRows.map((refund) => (
-                  <tr>
-                    <td>
-                      <Time at={refund.createdAt} timeZone={timeZone} />
-                    </td>
-                    <td class="num">
-                      <Money amount={refund.amount} currency={refund.currency} />
-                    </td>
-                    <td>{refund.origin}</td>
-                    <td>{clip(refund.reason)}</td>
-                    <td class="code">{refund.variableSymbol ?? ""}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
-      </section>
-      <section aria-labelledby="documents">
-        <h2 id="documents">Documents</h2>
-        {current.documents.length === 0 ? (
-          <p>No documents.</p>
-        ) : (
-          <ul>
-            {current.documents.map((document) => (
-              <li>
-                <a href={`${applicationPath(app.id)}/documents/${document.id}`} download>
-                  {clip(document.filename)}
-                </a>{" "}
-                <span class="muted">
-                  {document.type}
-                  {document.description ? `: ${clip(document.description)}` : ""}
-                </span>
-              </li>
-            ))}
-          </ul>
-        )}
-      </section>
-      <Timeline
-        c={c}
-        applicationId={app.id}
-        events={[...events.value.rows].reverse()}
-        attempts={attempts}
-        counts={counts}
-        more={events.value.hasMoreAfter}
-      />
+      <Summary view={view} />
+      <MoneyFacts view={view} />
+      <Actions view={view} csrf={csrf} />
+      <Lines view={view} />
+      <Refunds view={view} />
+      <Documents view={view} />
+      <Timeline view={view} csrf={csrf} />
     </>,
     status,
   );

@@ -31,6 +31,9 @@ export const CANCEL_REASONS = [
 ] as const;
 export type CancelReason = (typeof CANCEL_REASONS)[number];
 
+/** The reason of a cancellation that gives none (CONTRACT 4): the API's, the console's. */
+export const DEFAULT_CANCEL_REASON: CancelReason = "APPLICATION_CANCELLED_OTHER";
+
 /** Everything that can be asked of an application. DECIDE is the gateway's approve/reject. */
 export const OPERATIONS = [
   "DECIDE",

@@ -262,6 +262,16 @@ export function financedAmount(lines: readonly Line[]): number {
   return lines.reduce((sum, line) => (line.state === "CANCELLED" ? sum : sum + line.totalPriceAmount), 0);
 }
 
+/** The VAT of the lines that are not cancelled, summed per rate, in order of the rates' first appearance. */
+export function vatPerRate(lines: readonly Line[]): { vatRate: number; amount: number }[] {
+  const perRate = new Map<number, number>();
+  for (const line of lines) {
+    if (line.state === "CANCELLED") continue;
+    perRate.set(line.totalVatRate, (perRate.get(line.totalVatRate) ?? 0) + line.totalVatAmount);
+  }
+  return [...perRate].map(([vatRate, amount]) => ({ vatRate, amount }));
+}
+
 /** Lines in display order: by position, then id. */
 export function sortLines<T extends Pick<Line, "position" | "id">>(lines: readonly T[]): T[] {
   // Code-unit comparison, not localeCompare: the order must not depend on the runtime's locale.

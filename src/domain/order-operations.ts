@@ -29,14 +29,16 @@ interface Money {
 export interface SendRequest {
   /** Omitted: every line not yet sent. */
   items?: readonly ItemSelector[] | undefined;
-  sentDate: string;
+  /** Omitted: today. */
+  sentDate?: string | undefined;
   deliveryTrackingNumber?: string | undefined;
 }
 
 export interface DeliverRequest {
   /** Omitted: every line not yet delivered. */
   items?: readonly ItemSelector[] | undefined;
-  deliveryDate: string;
+  /** Omitted: today. */
+  deliveryDate?: string | undefined;
   /** The sent date of lines delivered without being sent first; defaults to `deliveryDate`. */
   sentDate?: string | undefined;
   deliveryTrackingNumber?: string | undefined;
@@ -176,7 +178,7 @@ export function planSend(current: Current, request: SendRequest, ctx: PlanContex
   if (refusal) return refused(refusal);
   const update: LineUpdate = {
     state: "SENT",
-    sentDate: request.sentDate,
+    sentDate: request.sentDate ?? ctx.today,
     ...(request.deliveryTrackingNumber ? { deliveryTrackingNumber: request.deliveryTrackingNumber } : {}),
   };
   const lines = changed(
@@ -191,9 +193,10 @@ export function planSend(current: Current, request: SendRequest, ctx: PlanContex
 export function planDeliver(current: Current, request: DeliverRequest, ctx: PlanContext): Result<Plan> {
   const refusal = refusalOf("DELIVER", current);
   if (refusal) return refused(refusal);
+  const deliveryDate = request.deliveryDate ?? ctx.today;
   const update: LineUpdate = {
     state: "DELIVERED",
-    deliveryDate: request.deliveryDate,
+    deliveryDate,
     ...(request.deliveryTrackingNumber ? { deliveryTrackingNumber: request.deliveryTrackingNumber } : {}),
   };
   const change = changed(
@@ -207,7 +210,7 @@ export function planDeliver(current: Current, request: DeliverRequest, ctx: Plan
   const sendsToo = change.value.lines.some((l) => touched.has(l.id) && l.sentDate === null);
   const lapse = sendsToo ? expired(current, ctx) : undefined;
   if (lapse) return refused(lapse);
-  const sentDate = request.sentDate ?? request.deliveryDate;
+  const sentDate = request.sentDate ?? deliveryDate;
   const lines = change.value.lines.map((l) => (touched.has(l.id) && l.sentDate === null ? { ...l, sentDate } : l));
   return finish(current, { lines: { ...change.value, lines }, movement: { shipped: true, attribute: "items" } }, ctx);
 }

@@ -68,6 +68,8 @@ export const MAX_REASON_LENGTH = 500;
 export interface PlanContext {
   /** The instant of the operation (Unix milliseconds): every deadline is judged at it. */
   at: number;
+  /** The service's calendar date at `at` (YYYY-MM-DD, in SERVICE_TIMEZONE): what "today" defaults to. */
+  today: string;
   newId: () => string;
   /** How long the customer and an authorization have (the Worker's variables). */
   deadlines: DeadlinePolicy;

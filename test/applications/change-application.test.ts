@@ -33,6 +33,7 @@ describe("changeApplication", () => {
     storageQuota: 1_000_000_000,
     deadlines: DEADLINES,
     notify: () => {},
+    timeZone: "UTC",
   });
 
   it("runs a round that lost a race again on fresh state, and answers 409 CONCURRENT_MODIFICATION after 25", async () => {

@@ -9,6 +9,7 @@ import {
   type LinesChange,
   type LineUpdate,
   sortLines,
+  vatPerRate,
 } from "../../src/domain/order-lines";
 
 function line(fields: Partial<Line> & Pick<Line, "id">): Line {
@@ -414,6 +415,21 @@ describe("financedAmount", () => {
 
   it("is zero for no lines", () => {
     expect(financedAmount([])).toBe(0);
+  });
+});
+
+describe("vatPerRate", () => {
+  it("sums the VAT of the lines not cancelled per rate, in order of the rates' first appearance", () => {
+    const lines = [
+      line({ id: "1", totalVatRate: 21, totalVatAmount: 210 }),
+      line({ id: "2", totalVatRate: 12, totalVatAmount: 12 }),
+      line({ id: "3", totalVatRate: 21, totalVatAmount: 42, state: "RETURNED" }),
+      line({ id: "4", totalVatRate: 0, totalVatAmount: 0, state: "CANCELLED" }),
+    ];
+    expect(vatPerRate(lines)).toEqual([
+      { vatRate: 21, amount: 252 },
+      { vatRate: 12, amount: 12 },
+    ]);
   });
 });
 

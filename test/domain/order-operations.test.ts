@@ -120,6 +120,18 @@ describe("a DISCOUNT line moves only with the whole order", () => {
 });
 
 describe("plans", () => {
+  it("date a send and a delivery today, the service's date at the operation, unless the request gives one", () => {
+    const current = discounted();
+    const sent = applied(current, planSend(current, { items: [{ code: "KB-01" }] }, ctx));
+    expect(sent.lines.find((l) => l.code === "KB-01")?.sentDate).toBe(ctx.today);
+    const later = { ...ctx, at: ctx.at + 86_400_000, today: "2026-11-24" };
+    const delivered = applied(sent, planDeliver(sent, {}, later));
+    expect(delivered.lines.map((l) => [l.code, l.sentDate, l.deliveryDate])).toEqual([
+      ["KB-01", ctx.today, "2026-11-24"],
+      ["DISC", "2026-11-24", "2026-11-24"],
+    ]);
+  });
+
   it("record one event per change of state or reason, with the next sequence", () => {
     const current = discounted();
     const plan = planSend(current, { sentDate: "2026-11-23" }, ctx);

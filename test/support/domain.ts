@@ -37,7 +37,15 @@ export const DEADLINES: DeadlinePolicy = {
 /** Ids that tell their order: a plan's ids in a test are predictable. */
 export function context(at = Date.UTC(2026, 10, 23, 12)): PlanContext {
   let n = 0;
-  return { at, newId: () => `id-${String(++n).padStart(4, "0")}`, deadlines: DEADLINES };
+  return {
+    at,
+    // The service's date in UTC; a test that moves `at` moves it too.
+    get today() {
+      return new Date(this.at).toISOString().slice(0, 10);
+    },
+    newId: () => `id-${String(++n).padStart(4, "0")}`,
+    deadlines: DEADLINES,
+  };
 }
 
 /** The EXTENDED start: approved this long ago, its authorization running for this long still. */

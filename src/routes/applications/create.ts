@@ -73,7 +73,9 @@ export const createApplication = openApiRoute(route, async (c) => {
   const { partnerId } = session(c);
   const cfg = c.var.config;
   const at = now();
-  const plan = orRefuse(planCreate(input, { ...planContext(at, deadlinePolicy(cfg)), urlPolicy: urlPolicy(cfg) }));
+  const plan = orRefuse(
+    planCreate(input, { ...planContext(at, deadlinePolicy(cfg), cfg.SERVICE_TIMEZONE), urlPolicy: urlPolicy(cfg) }),
+  );
   const client = c.var.db.client;
   const owner = { partnerId, fingerprint: await sha256Hex(duplicateKey(input)), quota: cfg.STORAGE_QUOTA_BYTES };
   let stored: Awaited<ReturnType<typeof storeApplication>>;

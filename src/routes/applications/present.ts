@@ -9,7 +9,7 @@ import { formatDateTime } from "../../clock";
 import type { PresentedAggregate } from "../../db/applications";
 import { deriveOrderState } from "../../domain/application-state";
 import { ledgerOf, refundableAmount } from "../../domain/ledger";
-import type { Line } from "../../domain/order-lines";
+import { type Line, vatPerRate } from "../../domain/order-lines";
 import type { HonoEnv } from "../../env";
 import type { Infer } from "../../lazy-schema";
 import type { Application, CustomerInput, OrderWithApplication } from "./schema";
@@ -60,16 +60,6 @@ function item(line: Line, currency: string) {
   }) as OrderView["items"][number];
 }
 
-/** VAT of the lines that are not cancelled, summed per rate in order of first appearance. */
-function vatPerRate(lines: readonly Line[], currency: string) {
-  const perRate = new Map<number, number>();
-  for (const line of lines) {
-    if (line.state === "CANCELLED") continue;
-    perRate.set(line.totalVatRate, (perRate.get(line.totalVatRate) ?? 0) + line.totalVatAmount);
-  }
-  return [...perRate].map(([vatRate, amount]) => ({ vatRate, amount, currency }));
-}
-
 export function presentOrder(aggregate: PresentedAggregate, ctx: PresentContext): OrderView {
   const { application: app, lines } = aggregate;
   const details = app.orderDetails;
@@ -80,7 +70,7 @@ export function presentOrder(aggregate: PresentedAggregate, ctx: PresentContext)
       details.reservationDate === undefined ? undefined : formatDateTime(details.reservationDate, ctx.timeZone),
     state: deriveOrderState(lines.map((l) => l.state)),
     totalPrice: money(ledger.financed, app.currency),
-    totalVat: vatPerRate(lines, app.currency),
+    totalVat: vatPerRate(lines).map((vat) => ({ ...vat, currency: app.currency })),
     refundedPrice: money(ledger.refunded, app.currency),
     refundablePrice: money(refundableAmount(ledger), app.currency),
     items: lines.map((line) => item(line, app.currency)),

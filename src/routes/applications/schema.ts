@@ -5,7 +5,13 @@
 
 import { listOf, withDefault } from "../../api";
 import { REQUEST_RULES } from "../../api/request-rules";
-import { APPLICATION_STATES, CANCEL_REASONS, LINE_STATES, STATE_REASONS } from "../../domain/application-state";
+import {
+  APPLICATION_STATES,
+  CANCEL_REASONS,
+  DEFAULT_CANCEL_REASON,
+  LINE_STATES,
+  STATE_REASONS,
+} from "../../domain/application-state";
 import { DOCUMENT_TYPES } from "../../domain/documents";
 import { FINANCING_TYPES } from "../../domain/financing-terms";
 import { MAX_REASON_LENGTH } from "../../domain/plan";
@@ -192,7 +198,7 @@ export const CancelApplicationRequest = schema(() =>
         .enum(CANCEL_REASONS)
         .nullish()
         .transform(REQUEST_RULES.cancelReasonOf)
-        .openapi({ description: "Default APPLICATION_CANCELLED_OTHER" }),
+        .openapi({ description: `Default ${DEFAULT_CANCEL_REASON}` }),
       customReason: text(MAX_REASON_LENGTH).nullish().transform(REQUEST_RULES.absentIfNull),
     })
     .openapi("CancelApplicationRequest"),

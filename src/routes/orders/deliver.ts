@@ -1,6 +1,5 @@
 import { openApiRoute } from "../../api";
 import { changeOrRefuse } from "../../api/application-change";
-import { today } from "../../clock";
 import { planDeliver } from "../../domain/order-operations";
 import { presentContext, presentOrder } from "../applications/present";
 import examples from "../examples.json";
@@ -24,8 +23,7 @@ const route = orderOperationRoute({
 });
 
 export const deliverOrder = openApiRoute(route, async (c) => {
-  const body = c.req.valid("json");
-  const request = { ...body, deliveryDate: body.deliveryDate ?? today(c.var.config.SERVICE_TIMEZONE) };
+  const request = c.req.valid("json");
   const { aggregate } = await changeOrRefuse(c, c.req.valid("param").applicationId, (current, ctx) =>
     planDeliver(current, request, ctx),
   );
