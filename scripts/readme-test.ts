@@ -63,8 +63,20 @@ async function startServer(): Promise<Running> {
   const { server, healthy } = await serve(apiPort, ["--persist-to", database]);
   started.push(server);
   check(healthy, `npm start serves on port ${apiPort}`, server.output.slice(-3000));
-  const builds = server.output.match(/: built in \d+ ms/g)?.length ?? 0;
-  check(builds <= 1, `npm start logged ${builds} build${builds === 1 ? "" : "s"}, at most one`, server.output);
+  // What wrangler printed while it started is in npm start's log; the screen shows one banner when ready.
+  const startLog = readFileSync(`dist/dev-${apiPort}.log`, "utf8");
+  const builds = startLog.match(/: built in \d+ ms/g)?.length ?? 0;
+  check(builds <= 1, `npm start logged ${builds} build${builds === 1 ? "" : "s"}, at most one`, startLog);
+  check(
+    await until(() => server.output.includes(`Ready on http://127.0.0.1:${apiPort}`), 10_000),
+    "npm start ends its start with one banner, once it answers",
+    server.output,
+  );
+  check(
+    server.output.split("\n").length < 30,
+    `npm start printed ${server.output.split("\n").length} lines before it was ready`,
+    server.output,
+  );
   return server;
 }
 

@@ -10,10 +10,10 @@ import type { Aggregate } from "../db/applications";
 import { planCancellation, planExtend } from "../domain/application-operations";
 import { CANCEL_REASONS, type CancelReason, DEFAULT_CANCEL_REASON } from "../domain/application-state";
 import { ledgerOf, refundableAmount } from "../domain/ledger";
+import { formatMoney } from "../domain/money";
 import { planRefund, planSend } from "../domain/order-operations";
 import { type Current, MAX_REASON_LENGTH, type Plan } from "../domain/plan";
 import type { Problem, Result } from "../domain/result";
-import { formatMoney } from "../format";
 import { parseAmount } from "./input";
 import { shownTime } from "./layout";
 

@@ -9,8 +9,8 @@ import type { Child } from "hono/jsx";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { formatDateTime } from "../clock";
 import type { Page } from "../collections/collection";
+import { formatMoney } from "../domain/money";
 import type { HonoEnv } from "../env";
-import { formatMoney } from "../format";
 
 export const ASSETS = "/console/assets";
 

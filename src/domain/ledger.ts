@@ -16,10 +16,13 @@
  * are measured against it (CONTRACT 5: as Klarna refunds only what was captured), and a lapse can
  * always cancel them. Pure: no HTTP, no SQL.
  */
+import { formatMoney } from "./money";
 import { financedAmount, isDiscount, type Line } from "./order-lines";
 import { ok, problem, type Result, refused } from "./result";
 
 export interface Ledger {
+  /** The currency of every amount: the application's (what the refusals' messages say). */
+  currency: string;
   /** The financed total at approval; null before. */
   approved: number | null;
   financed: number;
@@ -40,10 +43,11 @@ export function wentOutAmount(lines: readonly Line[]): number {
 }
 
 export function ledgerOf(
-  application: { approvedAmount: number | null; refundedAmount: number },
+  application: { currency: string; approvedAmount: number | null; refundedAmount: number },
   lines: readonly Line[],
 ): Ledger {
   return {
+    currency: application.currency,
     approved: application.approvedAmount,
     financed: financedAmount(lines),
     wentOut: wentOutAmount(lines),
@@ -80,18 +84,23 @@ export function move(ledger: Ledger, movement: Movement): Result<Ledger> {
   const wentOut = movement.wentOut ?? ledger.wentOut;
   const refund = movement.refund ?? 0;
   const at = movement.attribute;
+  const money = (amount: number) => formatMoney(amount, ledger.currency);
   if (!Number.isSafeInteger(refund) || refund < 0)
     throw new RangeError(`a refund is a whole amount ≥ 0, not ${refund}`);
   if (ledger.approved !== null && financed > ledger.approved) {
     return refused(
-      problem("TOTAL_PRICE_LIMIT_EXCEEDED", `the total may not rise above the approved ${ledger.approved}`, at),
+      problem(
+        "TOTAL_PRICE_LIMIT_EXCEEDED",
+        `the total may not rise above the ${money(ledger.approved)} approved: keep the order at most that, or cancel the application and create one for the new order`,
+        at,
+      ),
     );
   }
   if (financed > ledger.financed && !movement.reprice) {
     return refused(
       problem(
         "TOTAL_PRICE_LIMIT_EXCEEDED",
-        `the financed total may rise (from ${ledger.financed} to ${financed}) only by changing the order`,
+        `the financed total may rise (from ${money(ledger.financed)} to ${money(financed)}) only by changing the order, before anything is sent`,
         at,
       ),
     );
@@ -100,7 +109,7 @@ export function move(ledger: Ledger, movement: Movement): Result<Ledger> {
     return refused(
       problem(
         "REFUND_LIMIT_EXCEEDED",
-        `refunds of ${ledger.refunded} exceed the ${financed} that would remain financed`,
+        `${money(ledger.refunded)} was refunded, more than the ${money(financed)} that would remain financed: what was refunded stays; return goods instead of cancelling them`,
         at,
       ),
     );
@@ -111,7 +120,7 @@ export function move(ledger: Ledger, movement: Movement): Result<Ledger> {
     return refused(
       problem(
         "DISCOUNT_NOT_SEPARABLE",
-        `the order's discount is more than the goods that went out would be (${wentOut} would remain); send more of the goods at once, or the whole order`,
+        `the order's discount is more than the goods that would have gone out (${money(wentOut)}): send more of the goods at once, or the whole order`,
         at,
       ),
     );
@@ -122,13 +131,13 @@ export function move(ledger: Ledger, movement: Movement): Result<Ledger> {
       problem(
         "REFUND_LIMIT_EXCEEDED",
         refundable === 0 && ledger.refunded === 0
-          ? `nothing is refundable before goods go out (a refund of ${refund} was asked); reduce the order with cancel items or change order instead`
-          : `a refund of ${refund} exceeds the ${refundable} still refundable (what was sent or delivered, less refunds)`,
+          ? `nothing is refundable before goods go out (a refund of ${money(refund)} was asked): reduce the order with cancel items or change order instead`
+          : `a refund of ${money(refund)} exceeds the ${money(refundable)} still refundable (what was sent or delivered, less refunds): refund at most that`,
         at,
       ),
     );
   }
-  return ok({ approved: ledger.approved, financed, wentOut, refunded: ledger.refunded + refund });
+  return ok({ ...ledger, financed, wentOut, refunded: ledger.refunded + refund });
 }
 
 /** Approval fixes the ceiling of every later order change at the financed total. */

@@ -5,6 +5,7 @@
 import { expiredProblem, lapsed } from "./deadlines";
 import type { AcceptedDocument } from "./documents";
 import { ledgerOf, refundableAmount } from "./ledger";
+import { formatMoney } from "./money";
 import {
   applyToLines,
   discountSelections,
@@ -82,7 +83,7 @@ function belowOne(totalPrice: Money | undefined, current: Current): Problem | un
   const refundable = refundableAmount(ledgerOf(current.application, current.lines));
   return problem(
     "REFUND_LIMIT_EXCEEDED",
-    `a refund must be between 1 and the ${refundable} still refundable`,
+    `a refund must be at least ${formatMoney(1, current.application.currency)}, at most the ${formatMoney(refundable, current.application.currency)} still refundable`,
     "totalPrice.amount",
   );
 }
@@ -116,12 +117,12 @@ function changed(outcome: Result<LinesChange>, nothingLeft: Problem): Result<Lin
  * A discount stays whole with the goods that remain (see order-lines), so taking goods away must leave
  * at least as much as the discount takes off.
  */
-function discountCovered(lines: readonly Line[]): Problem | undefined {
+function discountCovered(lines: readonly Line[], currency: string): Problem | undefined {
   const financed = financedAmount(lines);
   return financed < 0
     ? problem(
         "DISCOUNT_NOT_SEPARABLE",
-        `the order's discount would be more than the ${financed - discountOf(lines)} left; act on the whole order instead`,
+        `the order's discount would be more than the ${formatMoney(financed - discountOf(lines), currency)} left: act on the whole order instead`,
         "items",
       )
     : undefined;
@@ -168,7 +169,7 @@ export function planCancelItems(
   );
   if (!change.ok) return change;
   const lines = settleDiscounts(change.value, current.application.refundedAmount);
-  const uncovered = discountCovered(lines.lines);
+  const uncovered = discountCovered(lines.lines, current.application.currency);
   if (uncovered) return refused(uncovered);
   return finish(current, { lines, movement: { attribute: "items" } }, ctx);
 }
@@ -241,7 +242,7 @@ export function planReturn(current: Current, request: ReturnRequest, ctx: PlanCo
   }
   if (change && !change.ok) return change;
   const lines = change ? settleDiscounts(change.value, refundedAmount) : undefined;
-  const uncovered = lines && discountCovered(lines.lines);
+  const uncovered = lines && discountCovered(lines.lines, current.application.currency);
   if (uncovered) return refused(uncovered);
 
   const after = lines?.lines ?? current.lines;

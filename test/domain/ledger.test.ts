@@ -3,12 +3,13 @@ import { approve, type Ledger, ledgerOf, move, refundableAmount } from "../../sr
 import { application, item } from "../support/domain";
 
 /** Approved at 1000, 800 financed of which 800 went out, 300 refunded. */
-const approved: Ledger = { approved: 1000, financed: 800, wentOut: 800, refunded: 300 };
+const approved: Ledger = { currency: "CZK", approved: 1000, financed: 800, wentOut: 800, refunded: 300 };
 
 describe("the ledger", () => {
   it("reads the financed total from the lines that are not cancelled, discounts included", () => {
     const current = application([item("KB-01", 1000), item("DISC", -200)]);
     expect(ledgerOf(current.application, current.lines)).toEqual({
+      currency: "CZK",
       approved: 800,
       financed: 800,
       wentOut: -200,
@@ -36,20 +37,20 @@ describe("the ledger", () => {
   });
 
   it("refuses a send that would leave the discount larger than the goods that went out", () => {
-    const before: Ledger = { approved: 1500, financed: 1500, wentOut: -500, refunded: 0 };
+    const before: Ledger = { currency: "CZK", approved: 1500, financed: 1500, wentOut: -500, refunded: 0 };
     const result = move(before, { wentOut: -400, shipped: true, attribute: "items" });
     expect(result.ok ? [] : result.problems.map((p) => p.code)).toEqual(["DISCOUNT_NOT_SEPARABLE"]);
     expect(move(before, { wentOut: 1500, shipped: true }).ok).toBe(true);
   });
 
   it("refuses any refund before goods went out, saying how to reduce the order instead", () => {
-    const nothingOut: Ledger = { approved: 2500, financed: 2500, wentOut: 0, refunded: 0 };
+    const nothingOut: Ledger = { currency: "CZK", approved: 2500, financed: 2500, wentOut: 0, refunded: 0 };
     const result = move(nothingOut, { refund: 1, attribute: "totalPrice.amount" });
     expect(result.ok ? [] : result.problems).toEqual([
       {
         code: "REFUND_LIMIT_EXCEEDED",
         message:
-          "nothing is refundable before goods go out (a refund of 1 was asked); reduce the order with cancel items or change order instead",
+          "nothing is refundable before goods go out (a refund of CZK\u00a00.01 was asked): reduce the order with cancel items or change order instead",
         attribute: "totalPrice.amount",
       },
     ]);
@@ -65,7 +66,8 @@ describe("the ledger", () => {
       problems: [
         {
           code: "REFUND_LIMIT_EXCEEDED",
-          message: "a refund of 501 exceeds the 500 still refundable (what was sent or delivered, less refunds)",
+          message:
+            "a refund of CZK\u00a05.01 exceeds the CZK\u00a05.00 still refundable (what was sent or delivered, less refunds): refund at most that",
           attribute: "totalPrice.amount",
         },
       ],
@@ -87,9 +89,12 @@ describe("the ledger", () => {
   });
 
   it("before approval an order change may set any total", () => {
-    expect(move({ approved: null, financed: 800, wentOut: 0, refunded: 0 }, { financed: 5000, reprice: true }).ok).toBe(
-      true,
-    );
+    expect(
+      move(
+        { currency: "CZK", approved: null, financed: 800, wentOut: 0, refunded: 0 },
+        { financed: 5000, reprice: true },
+      ).ok,
+    ).toBe(true);
   });
 
   it("takes no negative refund: that is a fault of the caller, not a request", () => {
@@ -97,7 +102,8 @@ describe("the ledger", () => {
   });
 
   it("approval fixes the approved amount at the financed total", () => {
-    expect(approve({ approved: null, financed: 800, wentOut: 0, refunded: 0 })).toEqual({
+    expect(approve({ currency: "CZK", approved: null, financed: 800, wentOut: 0, refunded: 0 })).toEqual({
+      currency: "CZK",
       approved: 800,
       financed: 800,
       wentOut: 0,
