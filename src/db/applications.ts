@@ -2,14 +2,14 @@
  * Reading the application aggregate (application, order lines, documents) through Drizzle: the reads
  * by id as the queries the build makes statements of, the list's page and the sweep's.
  */
-import { and, asc, eq, gt, inArray, isNotNull, lte, or, type SQL, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, isNotNull, lte, or, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { ApplicationState, StateReason } from "../domain/application-state";
 import type { Line } from "../domain/order-lines";
 import { aggregateFromRow } from "./aggregate-row";
 import type { Database } from "./client";
 import { preparedRelational } from "./compiler";
-import { type ApplicationRow, applications, partners } from "./schema";
+import { type ApplicationRow, applications, applicationVariableSymbols, partners } from "./schema";
 
 export interface Aggregate {
   application: ApplicationRow & { state: ApplicationState; stateReason: StateReason };
@@ -189,6 +189,32 @@ export async function loadAggregates(db: Database, ids: readonly string[]): Prom
     with: LINES_AND_DOCUMENTS,
   });
   return rows.map((row) => aggregateFromRow<Aggregate>(row));
+}
+
+/**
+ * The partner's application whose order is the one asked for: every criterion given must match (its
+ * order number, one of its variable symbols, its id); the latest created when several do (an order
+ * number reused after a cancel). One statement, through the partner's indexes and the symbols' lookup.
+ */
+export async function findOrder(
+  db: Database,
+  partnerId: string,
+  by: { orderNumber?: string | undefined; variableSymbol?: string | undefined; applicationId?: string | undefined },
+): Promise<ApplicationPageRow | undefined> {
+  return db.query.applications.findFirst({
+    where: and(
+      eq(applications.partnerId, partnerId),
+      by.orderNumber === undefined ? undefined : eq(applications.orderNumber, by.orderNumber),
+      by.applicationId === undefined ? undefined : eq(applications.id, by.applicationId),
+      by.variableSymbol === undefined
+        ? undefined
+        : // Named bare: the relational query qualifies the table's columns with the outer query's alias.
+          sql`${applications.id} in (select "application_id" from ${applicationVariableSymbols} where "partner_id" = ${partnerId} and "variable_symbol" = ${by.variableSymbol})`,
+    ),
+    orderBy: [desc(applications.createdAt), desc(applications.id)],
+    columns: PRESENTED,
+    with: LINES_AND_DOCUMENTS,
+  });
 }
 
 /** Whether the application exists and is the partner's. */

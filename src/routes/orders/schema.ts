@@ -127,3 +127,22 @@ export const ChangeOrderRequest = schema(() =>
     })
     .openapi("ChangeOrderRequest"),
 );
+
+/**
+ * The look-up of one order (CONTRACT 6c, Skip Pay's `GET /financing/v1/orders`): by its number, one of
+ * its variable symbols or its application's id; what is given must all match.
+ */
+export const OrderLookupQuery = schema(() =>
+  z
+    .object({
+      orderNumber: z
+        .string()
+        .min(1)
+        .max(100)
+        .optional()
+        .openapi({ description: "The order's number", example: "2026-000123" }),
+      orderVariableSymbol: VariableSymbol().optional().openapi({ description: "One of the order's variable symbols" }),
+      applicationId: z.string().min(1).max(64).optional().openapi({ description: "The application's id" }),
+    })
+    .openapi("OrderLookupQuery"),
+);
