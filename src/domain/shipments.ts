@@ -2,7 +2,6 @@
  * Shipments (CONTRACT 6b): what one send (or a deliver of goods not yet sent) took out, with the
  * partner's reference and the parcel's tracking, appendable after dispatch. Pure: no HTTP, no SQL.
  */
-import { isOut } from "./application-state";
 import { originsOf } from "./line-origins";
 import type { Line } from "./order-lines";
 import { ok, type Problem, problem, type Result, refused } from "./result";
@@ -46,10 +45,14 @@ export const MAX_TRACKING_NUMBER_LENGTH = 100;
 export const MAX_CARRIER_LENGTH = 100;
 export const MAX_TRACKING_URL_LENGTH = 2048;
 
-/** The lines whose units an operation took out: out now, not yet sent before (a deliver sends too). */
+/**
+ * The lines whose units an operation sent: those it gave a sent date (a send, or a deliver of goods not
+ * yet sent). A discount that follows returned goods (order-lines.ts `settleDiscounts`) leaves without
+ * ever being sent, and is in no shipment.
+ */
 export function sentBy(before: readonly Line[], after: readonly Line[]): Line[] {
   const origins = originsOf(before, after);
-  return after.filter((line) => isOut(line.state) && origins.get(line.id)?.state === "PROCESSING");
+  return after.filter((line) => line.sentDate !== null && origins.get(line.id)?.sentDate === null);
 }
 
 /**
@@ -62,7 +65,7 @@ export function shipmentOf(
   order: { currency: string; deliveryCarrier: { carrierId: string } | null },
   ctx: { at: number; newId: () => string },
 ): Shipment | undefined {
-  // Every line that went out carries its sent date; the operation set one for all it sent.
+  // The operation set one sent date on everything it sent.
   const sentDate = sent[0]?.sentDate;
   if (!sentDate) return undefined;
   const money = (amount: number) => ({ amount, currency: order.currency });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { planDeliver, planSend } from "../../src/domain/order-operations";
+import { planDeliver, planReturn, planSend } from "../../src/domain/order-operations";
 import type { Current } from "../../src/domain/plan";
 import { MAX_TRACKING, planTracking, type Shipment, sentBy, shipmentOf } from "../../src/domain/shipments";
 import { application, applied, context, item } from "../support/domain";
@@ -66,6 +66,18 @@ describe("shipments", () => {
     });
     const again = applied(sent, planDeliver(sent, { items: [{ code: "KB-01" }], deliveryDate: "2026-11-25" }, ctx));
     expect(shipmentOf(sentBy(sent.lines, again.lines), {}, ORDER, ctx)).toBeUndefined();
+  });
+
+  it("never hold a discount that left with returned goods without being sent", () => {
+    const ctx = context();
+    const start = application([item("KB-01", 10_000), item("DISC", -500)], "READY", ctx);
+    const sent = applied(start, planSend(start, { items: [{ code: "KB-01" }], sentDate: "2026-11-23" }, ctx));
+    const returned = applied(sent, planReturn(sent, {}, ctx));
+    expect(returned.lines.map((l) => [l.code, l.state, l.sentDate])).toEqual([
+      ["KB-01", "RETURNED", "2026-11-23"],
+      ["DISC", "RETURNED", null],
+    ]);
+    expect(sentBy(sent.lines, returned.lines)).toEqual([]);
   });
 });
 
