@@ -101,10 +101,11 @@ export function settlementEntries(
   for (const { line, amount } of sales) {
     const fee = feeOf(amount, terms.feeBasisPoints[application.type]);
     const ids = { lineId: line.id, shipmentId: shipmentOf(line) ?? goodsShipment };
+    // 0 - x, not -x: a fee of 0 is entered as 0, never -0.
     entries.push(
       entry("SALE", amount, ids),
-      entry("FEE", -fee, ids),
-      entry("FEE_VAT", -feeVatOf(fee, terms.feeVatRate), ids),
+      entry("FEE", 0 - fee, ids),
+      entry("FEE_VAT", 0 - feeVatOf(fee, terms.feeVatRate), ids),
     );
   }
   if (operation.refund) entries.push(entry("REFUND", -operation.refund.amount, { refundId: operation.refund.id }));
