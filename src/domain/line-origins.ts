@@ -12,8 +12,8 @@ import type { Line } from "./order-lines";
  * is taken by one piece. Lines of new content (a change of order) have no origin.
  */
 export function originsOf<L extends Line>(before: readonly L[], after: readonly L[]): Map<string, L> {
-  const now = new Map(after.map((line) => [line.id, line]));
-  const shrunk = before.filter((line) => (now.get(line.id)?.quantity ?? line.quantity) < line.quantity);
+  const afterById = new Map(after.map((line) => [line.id, line]));
+  const shrunk = before.filter((line) => (afterById.get(line.id)?.quantity ?? line.quantity) < line.quantity);
   const origins = new Map<string, L>();
   const byId = new Map(before.map((line) => [line.id, line]));
   for (const line of after) {
@@ -23,7 +23,8 @@ export function originsOf<L extends Line>(before: readonly L[], after: readonly 
       continue;
     }
     const i = shrunk.findIndex(
-      (origin) => origin.position === line.position && origin.quantity - now.get(origin.id)!.quantity === line.quantity,
+      (origin) =>
+        origin.position === line.position && origin.quantity - afterById.get(origin.id)!.quantity === line.quantity,
     );
     if (i >= 0) origins.set(line.id, shrunk.splice(i, 1)[0]!);
   }

@@ -16,14 +16,16 @@ const DAY = 24 * HOUR;
 
 /** The latest cutoff at or before `at`. */
 export function lastCutoff(at: number, hour: number, timeZone: string): number {
-  const today = cutoffOn(localDay(at, timeZone), hour, timeZone);
-  return today <= at ? today : cutoffOn(localDay(at, timeZone) - DAY, hour, timeZone);
+  const day = localDay(at, timeZone);
+  const today = cutoffOn(day, hour, timeZone);
+  return today <= at ? today : cutoffOn(day - DAY, hour, timeZone);
 }
 
 /** The first cutoff after `at`. */
 export function nextCutoff(at: number, hour: number, timeZone: string): number {
-  const today = cutoffOn(localDay(at, timeZone), hour, timeZone);
-  return today > at ? today : cutoffOn(localDay(at, timeZone) + DAY, hour, timeZone);
+  const day = localDay(at, timeZone);
+  const today = cutoffOn(day, hour, timeZone);
+  return today > at ? today : cutoffOn(day + DAY, hour, timeZone);
 }
 
 /** The zone's calendar date at the instant, as the UTC midnight of that date (a calendar, no zone). */
