@@ -46,7 +46,8 @@ const QUARTER_HOUR_MS = 15 * 60 * 1000;
 const MIXED = Number.NaN;
 const offsetCache = new Map<string, number>();
 
-function offsetAt(ms: number, timeZone: string): number {
+/** The offset of `timeZone` from UTC at the instant, in minutes. */
+export function offsetAt(ms: number, timeZone: string): number {
   if (timeZone === "UTC") return 0;
   const quarter = Math.floor(ms / QUARTER_HOUR_MS);
   const key = `${timeZone}@${quarter}`;

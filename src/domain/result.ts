@@ -54,6 +54,12 @@ export type RefusalCode =
   | "EXTENSION_LIMIT_REACHED"
   /** The sweep (or a sandbox's advance) found nothing due: never a partner's answer. */
   | "NOTHING_DUE"
+  /** A shipment holds its most tracking entries (src/domain/shipments.ts). */
+  | "TRACKING_LIMIT_REACHED"
+  /** A payout's entries would not add up to more than zero: they wait for the next (src/domain/payouts.ts). */
+  | "NOTHING_TO_PAY"
+  /** Only a PENDING payout is marked PAID or FAILED; a marked one never changes (src/domain/payouts.ts). */
+  | "PAYOUT_NOT_PENDING"
   | "IDEMPOTENCY_KEY_REUSED";
 
 /** Codes of a request that collided with another one; retrying it is the remedy (409). */

@@ -83,6 +83,9 @@ const PROBLEM_KINDS: Record<ProblemCode, "invalid_request" | "conflict" | "unpro
   NOTHING_TO_EXTEND: "unprocessable",
   EXTENSION_LIMIT_REACHED: "unprocessable",
   NOTHING_DUE: "unprocessable",
+  TRACKING_LIMIT_REACHED: "unprocessable",
+  NOTHING_TO_PAY: "unprocessable",
+  PAYOUT_NOT_PENDING: "unprocessable",
   IDEMPOTENCY_KEY_REUSED: "unprocessable",
 };
 
