@@ -17,7 +17,7 @@ import { routedClient } from "../db/routing";
 import type { Problem } from "../domain/result";
 import type { HonoEnv } from "../env";
 import { changeServices } from "../http/application-change";
-import { resendEvent } from "../notifications/redelivery";
+import { RESEND_LIMIT, RESEND_WINDOW_SECONDS, resendEvent } from "../notifications/redelivery";
 import { ACTIONS, isActionName, preview, refusalInWords } from "./actions";
 import { APPLICATION_PATH, applicationPage, applicationPath } from "./application";
 import { errorPage } from "./errors";
@@ -92,6 +92,21 @@ export const applicationActions = new Hono<HonoEnv>()
     return onceForForm(c, async () => {
       const result = await resendEvent(c.env, session(c).partnerId, applicationId, eventId, now());
       if (result.outcome === "not_found") return errorPage(c, "not_found");
+      if (result.outcome === "limited") {
+        c.header("Retry-After", String(result.retryAfter));
+        return applicationPage(
+          c,
+          applicationId,
+          {
+            kind: "refused",
+            heading: "Not sent again yet",
+            lines: [
+              `At most ${RESEND_LIMIT} notifications can be sent again in ${RESEND_WINDOW_SECONDS} seconds. Try again in ${result.retryAfter} seconds, or replay many at once from the notifications page.`,
+            ],
+          },
+          429,
+        );
+      }
       if (result.outcome === "too_soon") {
         c.header("Retry-After", String(result.retryAfter));
         return applicationPage(
