@@ -21,8 +21,7 @@ const route = {
   path: "/financing/v1/applications/{applicationId}/notifications/{eventId}/resend",
   tags: ["Notifications"],
   summary: "Send a notification again",
-  description:
-    `Puts the event back on the queue, whatever its status (a FAILED event gets a new retry schedule; a DELIVERED one is delivered once more). Answers 202 with the event as it is now; follow the delivery in the list. Limits: ${RESEND_LIMIT} resends per partner in any ${RESEND_WINDOW_SECONDS} seconds (more answers 429 with \`Retry-After\`; many events at once are a replay's), and a DELIVERED event is sent again at most once an hour (by this or by a replay): sooner answers 429 with \`Retry-After\`.`,
+  description: `Puts the event back on the queue, whatever its status (a FAILED event gets a new retry schedule; a DELIVERED one is delivered once more). Answers 202 with the event as it is now; follow the delivery in the list. Limits: ${RESEND_LIMIT} resends per partner in any ${RESEND_WINDOW_SECONDS} seconds (more answers 429 with \`Retry-After\`; many events at once are a replay's), and a DELIVERED event is sent again at most once an hour (by this or by a replay): sooner answers 429 with \`Retry-After\`.`,
   security: bearerSecurity,
   request: () => ({
     headers: IdempotencyHeaders(),
