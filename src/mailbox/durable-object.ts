@@ -244,10 +244,15 @@ export class EndpointMailbox extends DurableObject<Env> {
       }
     }
     for (const delivery of deliveries) {
-      if (!elsewhere.includes(delivery)) {
-        this.sql.exec(`UPDATE entries SET lease_until = ? WHERE event_id = ?`, delivery.leaseUntil, delivery.event.id);
-        this.claimed.set(delivery.event.id, delivery);
-      }
+      if (elsewhere.includes(delivery)) continue;
+      // Unless a newer claim of the event (a resend's) replaced the entry meanwhile: that one goes.
+      const held = this.sql.exec(
+        `UPDATE entries SET lease_until = ? WHERE event_id = ? AND due = ? RETURNING event_id`,
+        delivery.leaseUntil,
+        delivery.event.id,
+        delivery.due,
+      );
+      if (held.toArray().length > 0) this.claimed.set(delivery.event.id, delivery);
     }
     this.pump();
     if (elsewhere.length > 0) await this.work.handOverOrRelease(this.env, elsewhere);
