@@ -18,6 +18,7 @@ import {
   mailboxOfEvent,
   partnerEndpoint,
   QUEUE,
+  queueBatch,
   queuedEventIds,
   runAlarm,
   runBatch,
@@ -128,6 +129,68 @@ describe("a mailbox whose storage is lost", () => {
     ]);
     expect(await attempts(first.event.id)).toHaveLength(2);
     expect(await attempts(second.event.id)).toHaveLength(1);
+    expect((await mailbox.state()).entries).toEqual([]);
+  });
+});
+
+describe("a retry", () => {
+  it("goes to the endpoint the application has when it falls due: another origin's mailbox takes it over", async () => {
+    const { event } = await applicationWithEvent();
+    let status = 500;
+    partnerEndpoint(() => new Response(null, { status }));
+    await runBatch(QUEUE, [{ body: { eventId: event.id } }]);
+    const before = await mailboxOfEvent(event.id);
+    const [kept] = (await before.state()).entries;
+    await env.DB.prepare(
+      "UPDATE applications SET merchant_urls = json_set(merchant_urls, '$.notificationEndpoint', ?) WHERE id = ?",
+    )
+      .bind("https://moved.example.com/hooks", event.application_id)
+      .run();
+    status = 204;
+    vi.setSystemTime(kept!.due);
+    await runAlarm(before);
+    expect(sent.map((s) => s.url)).toEqual([
+      "https://shop.example.com/financing/notifications",
+      "https://moved.example.com/hooks",
+    ]);
+    expect((await firstEvent(event.application_id)).status).toBe("DELIVERED");
+    expect((await before.state()).entries).toEqual([]);
+    expect((await (await mailboxOfEvent(event.id)).state()).entries).toEqual([]);
+  });
+});
+
+describe("an outcome D1 refuses", () => {
+  it("is attempted again, claimed anew, once its lease ends; the 8th refusal in a row fails the event", async () => {
+    const { event } = await applicationWithEvent();
+    partnerEndpoint(() => new Response(null, { status: 204 }));
+    vi.spyOn(console, "warn").mockImplementation(() => {});
+    const prepare = env.DB.prepare;
+    vi.spyOn(env.DB, "prepare").mockImplementation(function (this: D1Database, query: string) {
+      if (query.startsWith('INSERT INTO "notification_outcomes"')) throw new Error("D1 is down");
+      return prepare.call(this, query);
+    });
+    const mailbox = await mailboxOfEvent(event.id);
+    // The refused attempt's entry is held again until its new lease ends (D1's claim stays unrecorded).
+    const heldAgain = async (refused: number) => {
+      for (const end = performance.now() + 5_000; performance.now() < end; await new Promise((r) => setTimeout(r, 5))) {
+        const [entry] = (await mailbox.state()).entries;
+        if (sent.length === refused && entry?.leaseUntil === Date.now() + LEASE_MS) return entry;
+      }
+      throw new Error(`attempt ${refused} not refused and held again within 5 s`);
+    };
+    await queueBatch(QUEUE, [{ body: { eventId: event.id } }]);
+    for (let refused = 1; refused < 8; refused++) {
+      vi.setSystemTime((await heldAgain(refused)).leaseUntil!);
+      await runDurableObjectAlarm(mailbox);
+    }
+    await vi.waitFor(async () => expect((await firstEvent(event.application_id)).status).toBe("FAILED"));
+    // At-least-once: each attempt was sent; none could be recorded, and the event fails as the
+    // dead-letter queue would fail it.
+    expect(sent).toHaveLength(8);
+    expect(await firstEvent(event.application_id)).toMatchObject({
+      status: "FAILED",
+      failure_reason: "the notification could not be processed; contact support",
+    });
     expect((await mailbox.state()).entries).toEqual([]);
   });
 });

@@ -48,17 +48,17 @@ export function useNotificationHarness() {
 }
 
 /**
- * Waits until no event (of `eventIds`, or none at all) is held by a claim: every attempt handed to a
- * mailbox has been recorded, and what is left in the mailboxes waits for its time. Polls on real
- * timers (vi.waitFor would move the faked clock on).
+ * Waits until no event (of `eventIds`, or none at all) is held by a claim whose lease runs at the
+ * (faked) time: every attempt handed to a mailbox has been recorded, and what is left in the mailboxes
+ * waits for its time. Polls on real timers (vi.waitFor would move the faked clock on).
  */
 export async function settled(eventIds?: readonly string[], timeoutMs = 8_000): Promise<void> {
   const held = env.DB.prepare(
-    `SELECT COUNT(*) AS n FROM events WHERE delivering_until IS NOT NULL
+    `SELECT COUNT(*) AS n FROM events WHERE delivering_until > ?2
      AND (?1 IS NULL OR id IN (SELECT value FROM json_each(?1)))`,
-  ).bind(eventIds ? JSON.stringify(eventIds) : null);
+  );
   for (const until = performance.now() + timeoutMs; ; await new Promise((resolve) => setTimeout(resolve, 5))) {
-    const { n } = (await held.first<{ n: number }>())!;
+    const { n } = (await held.bind(eventIds ? JSON.stringify(eventIds) : null, Date.now()).first<{ n: number }>())!;
     if (n === 0) return;
     if (performance.now() > until) throw new Error(`${n} events still held by a claim after ${timeoutMs} ms`);
   }
