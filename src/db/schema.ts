@@ -270,8 +270,8 @@ export const events = sqliteTable(
      */
     deliveringUntil: integer("delivering_until"),
     /**
-     * Written by the code before the mailboxes (issue 45), whose in-flight caps counted by it; no longer
-     * written. Kept so that a rollback to that code still runs; a later migration may drop it.
+     * The code before the mailboxes (issue 45) wrote the endpoint's origin here, for its in-flight caps;
+     * nothing writes it now. Kept so that a rollback to that code still runs; a later migration may drop it.
      */
     deliveringTo: text("delivering_to"),
     /** When the event was last sent again by a replay or resend (a DELIVERED one at most once an hour). */

@@ -4,8 +4,6 @@
  * but types.
  */
 import type { Env } from "../config";
-import type { Delivery } from "../db/events";
-import { errorFields, log } from "../log";
 
 /**
  * How long a claim holds an event, and an attempt its slot, before either counts as lost: the POST's
@@ -27,28 +25,4 @@ export function mailboxName(partnerId: string, endpoint: string): string {
 
 export function mailboxOf(env: Env, partnerId: string, endpoint: string) {
   return env.ENDPOINT_MAILBOXES.get(env.ENDPOINT_MAILBOXES.idFromName(mailboxName(partnerId, endpoint)));
-}
-
-/**
- * Hands claimed events to their mailboxes, each mailbox's in one call, side by side. Answers the ids of
- * those whose mailbox could not take them (their claims are still held: the caller releases them).
- */
-export async function handOver(env: Env, deliveries: readonly Delivery[]): Promise<string[]> {
-  const byMailbox = new Map<string, Delivery[]>();
-  for (const delivery of deliveries) {
-    const name = mailboxName(delivery.event.partnerId, delivery.endpoint);
-    byMailbox.set(name, [...(byMailbox.get(name) ?? []), delivery]);
-  }
-  const refused: string[] = [];
-  await Promise.all(
-    [...byMailbox.values()].map(async (group) => {
-      try {
-        await mailboxOf(env, group[0]!.event.partnerId, group[0]!.endpoint).accept(group);
-      } catch (error) {
-        log("warn", "a mailbox did not take its notifications", { events: group.length, ...errorFields(error) });
-        refused.push(...group.map((d) => d.event.id));
-      }
-    }),
-  );
-  return refused;
 }

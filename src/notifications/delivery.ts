@@ -16,7 +16,7 @@ import { signingNow, signingSecrets } from "../domain/signing-secrets";
 import { unsafeUrlReason } from "../domain/url-safety";
 import { newId } from "../ids";
 import { errorFields, log } from "../log";
-import { EARLY_MS, handOver, LEASE_MS } from "../mailbox/client";
+import { EARLY_MS, LEASE_MS, mailboxName, mailboxOf } from "../mailbox/client";
 import { DELIVERY_TIMEOUT_MS, statusFailure, thrownFailure } from "./failures";
 import { signatureHeaders } from "./signing";
 
@@ -35,11 +35,26 @@ export function claim(env: Env, wanted: readonly Wanted[], at: number): Promise<
 }
 
 /**
- * Hands claimed events to their mailboxes; the claims of those a mailbox did not take end at once, so
- * that the next wake-up claims them. Answers their ids.
+ * Hands claimed events to their mailboxes, each mailbox's in one call, side by side. The claims of those
+ * a mailbox did not take end at once, so that the next wake-up claims them; answers their ids.
  */
 export async function handOverOrRelease(env: Env, deliveries: readonly Delivery[]): Promise<string[]> {
-  const refused = await handOver(env, deliveries);
+  const byMailbox = new Map<string, Delivery[]>();
+  for (const delivery of deliveries) {
+    const name = mailboxName(delivery.event.partnerId, delivery.endpoint);
+    byMailbox.set(name, [...(byMailbox.get(name) ?? []), delivery]);
+  }
+  const refused: string[] = [];
+  await Promise.all(
+    [...byMailbox.values()].map(async (group) => {
+      try {
+        await mailboxOf(env, group[0]!.event.partnerId, group[0]!.endpoint).accept(group);
+      } catch (error) {
+        log("warn", "a mailbox did not take its notifications", { events: group.length, ...errorFields(error) });
+        refused.push(...group.map((d) => d.event.id));
+      }
+    }),
+  );
   if (refused.length > 0) {
     await releaseClaims(database(env), refused).catch((error) =>
       log("warn", "claims not released; they end with their lease", { events: refused.length, ...errorFields(error) }),
