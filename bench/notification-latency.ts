@@ -66,6 +66,22 @@ async function receiver(): Promise<Receiver> {
   };
 }
 
+/**
+ * A request whose connection failed, sent again (at most three times, half a second apart): wrangler
+ * dev reloads the Worker once shortly after it starts (its second build at start, docs/operations.md),
+ * and a request in flight then loses its connection.
+ */
+async function again(request: () => Promise<Response>): Promise<Response> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await request();
+    } catch (error) {
+      if (attempt === 3) throw new Error(`${(error as Error).message} (${String((error as Error).cause)})`);
+      await sleep(500);
+    }
+  }
+}
+
 interface Partner {
   username: string;
   token: string;
@@ -80,11 +96,13 @@ async function partner(base: string, database: string, username: string): Promis
   );
   if (created.status !== 0) throw new Error(`partner:create ${username}: ${created.stderr}${created.stdout}`);
   const { password } = JSON.parse(created.stdout.trim().split("\n").at(-1)!) as { password: string };
-  const login = await fetch(`${base}/authentication/v1/partner`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ username, password }),
-  });
+  const login = await again(() =>
+    fetch(`${base}/authentication/v1/partner`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ username, password }),
+    }),
+  );
   if (login.status !== 200) throw new Error(`login ${username}: ${login.status} ${await login.text()}`);
   return { username, token: ((await login.json()) as { accessToken: string }).accessToken };
 }
@@ -105,15 +123,19 @@ async function createApplications(base: string, who: Partner, endpoint: string, 
       const body = applicationRequest();
       body.merchantUrls.notificationEndpoint = endpoint;
       const sentAt = performance.now();
-      const res = await fetch(`${base}/financing/v1/applications`, {
-        method: "POST",
-        headers: { Authorization: `Bearer ${who.token}`, "Content-Type": "application/json" },
-        body: JSON.stringify(body),
-      }).catch((error: Error) => {
-        throw new Error(`create for ${who.username}: ${error.message} (${String(error.cause)})`);
-      });
+      // Sent again with the same order number if the connection failed: the duplicate check then
+      // answers the application the first one created (200), or creates it (201).
+      const res = await again(() =>
+        fetch(`${base}/financing/v1/applications`, {
+          method: "POST",
+          headers: { Authorization: `Bearer ${who.token}`, "Content-Type": "application/json" },
+          body: JSON.stringify(body),
+        }),
+      );
       const answeredAt = performance.now();
-      if (res.status !== 201) throw new Error(`create for ${who.username}: ${res.status} ${await res.text()}`);
+      if (res.status !== 201 && res.status !== 200) {
+        throw new Error(`create for ${who.username}: ${res.status} ${await res.text()}`);
+      }
       created.push({ id: ((await res.json()) as { id: string }).id, sentAt, answeredAt });
     }
   };
