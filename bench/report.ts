@@ -11,6 +11,7 @@ import { CLK_TCK, CORES } from "./cpu";
 import { type FirstRequestRow, firstRequestTable } from "./first-request";
 import { FLOORS, type FloorKey, floorName } from "./floors";
 import { type OpenLoopResult, type SaturationResult, serviceErrors } from "./load";
+import type { NotificationResult } from "./notifications";
 import { miniflareVersion, type SeedMeta, workerdVersion, wranglerVersion } from "./runtime";
 import type { Cost, Scenario } from "./scenarios";
 import { COLD_REQUESTS, type StartupMeasure, type StartupResult } from "./startup";
@@ -32,6 +33,7 @@ export interface RunData {
   /** Each cold request's first and second call from outside, on a fresh `npm start` (first-request.ts). */
   firstRequests?: FirstRequestRow[] | { error: string };
   sweep?: SweepResult;
+  notifications?: NotificationResult;
   warnings: string[];
 }
 
@@ -158,6 +160,14 @@ export function report(data: RunData): string {
   };
   fairTarget(getName, "getFair", 0.85, data.drift.get);
   fairTarget(createName, "createFair", 0.7, data.drift.create);
+  const notified = data.notifications;
+  if (notified && notified.rounds.length > 0) {
+    const statements = median(notified.rounds.map((r) => r.statementsPerDelivery));
+    const perSecond = median(notified.rounds.map((r) => r.perSecond));
+    targets.push(
+      `| notifications to one healthy endpoint: delivered per second, and ≤ 2 D1 statements per delivered attempt (4 before the mailboxes) | ${fmt(perSecond, 0)}/s; ${fmt(statements)} statements (rounds ${notified.rounds.map((r) => `${fmt(r.perSecond, 0)}/s, ${fmt(r.statementsPerDelivery)}`).join("; ")}) | ${verdictAtMost(statements, 2)} |`,
+    );
+  }
 
   const lists = selected.filter((s) => s.kind === "list");
   if (lists.length > 0) {
@@ -355,6 +365,20 @@ export function report(data: RunData): string {
     "",
     ...startup,
     "",
+    ...(notified
+      ? [
+          "## Notifications",
+          "",
+          `${notified.count} notifications to one healthy endpoint (a receiver on loopback answering 204 at once), in a runtime of their own with the queue consumer and the mailboxes (bench/notifications.ts): each round makes every event due again and overdue, runs the scheduled handler (the sweep wakes them up, a hundred per queue batch) and times it to the last arrival; D1 statements are those of the consumer and the mailboxes, counted on the binding (bench/notification-count.js), until every attempt is recorded.`,
+          "",
+          "| Round | Seconds | Delivered per second | D1 statements per delivered attempt |",
+          "|---:|---:|---:|---:|",
+          ...notified.rounds.map(
+            (r, i) => `| ${i + 1} | ${fmt(r.seconds)} | ${fmt(r.perSecond, 0)} | ${fmt(r.statementsPerDelivery)} |`,
+          ),
+          "",
+        ]
+      : []),
     ...(data.sweep
       ? [
           "## The deadline sweep",

@@ -8,7 +8,8 @@
  *    floors' SQL compared with the API's.
  * 3. Rounds of saturation runs (load.ts, wrk), each fair floor just before its scenario, CPU per
  *    request from workerd's CPU time (cpu.ts); then one open-loop run per scenario for latency.
- * 4. Startup CPU (startup.ts) once workerd is stopped; the report (report.ts).
+ * 4. The notification row (notifications.ts) in a runtime of its own; startup CPU (startup.ts) once workerd
+ *    is stopped; the report (report.ts).
  */
 import { cpSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -17,6 +18,7 @@ import { drain, waitForQuietMachine } from "./cpu";
 import { measureFirstRequests } from "./first-request";
 import { fairFloorStatements, floorName, statementDrift } from "./floors";
 import { type LoadSpec, type OpenLoopResult, openLoop, type SaturationResult, saturate } from "./load";
+import { measureNotifications, type NotificationResult } from "./notifications";
 import { startProfile } from "./profile";
 import { median, type RunData, report } from "./report";
 import { build, cleanup, ensureSeed, ensureTool, runtimeOutput, start, wranglerToml } from "./runtime";
@@ -199,6 +201,12 @@ async function main(): Promise<void> {
 
   await drain();
   await cleanup();
+  let notifications: NotificationResult | undefined;
+  if (!ONLY || ONLY.test("notifications")) {
+    log("\nNotifications to one healthy endpoint (a runtime of their own, with the queue consumer and the mailboxes)");
+    await drain();
+    notifications = await measureNotifications(buildDir, meta.pepper, QUICK ? 100 : 500, config.rounds);
+  }
   let startup: RunData["startup"];
   let firstRequests: RunData["firstRequests"];
   if (config.startup) {
@@ -228,6 +236,7 @@ async function main(): Promise<void> {
     startup,
     firstRequests,
     sweep,
+    notifications,
     warnings,
   });
   writeFileSync(config.out, `${text}\n`);

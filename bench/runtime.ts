@@ -118,8 +118,10 @@ export function build(): string {
     env: { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false" },
   });
   if (result.status !== 0) throw new Error(`wrangler deploy --dry-run failed:\n${result.stdout}\n${result.stderr}`);
-  // The counting instance runs the bundle behind bench/capture.js, which records the SQL it executes.
+  // The counting instance runs the bundle behind bench/capture.js, which records the SQL it executes; the
+  // notification phase behind bench/notification-count.js, which counts its consumer's and mailboxes'.
   copyFileSync(path.join(BENCH, "capture.js"), path.join(outdir, "capture.js"));
+  copyFileSync(path.join(BENCH, "notification-count.js"), path.join(outdir, "notification-count.js"));
   return outdir;
 }
 

@@ -5,6 +5,7 @@
  */
 import type { DeadlinePolicy } from "./domain/deadlines";
 import type { UrlPolicy } from "./domain/url-safety";
+import type { EndpointMailbox } from "./mailbox/durable-object";
 import type { NotificationMessage } from "./notifications/message";
 import type { RateLimiter } from "./rate-limit/durable-object";
 
@@ -146,6 +147,7 @@ export type Config = { [Name in Variable]: Exclude<ReturnType<(typeof VARIABLES)
 export type Env = {
   DB: D1Database;
   RATE_LIMITER: DurableObjectNamespace<RateLimiter>;
+  ENDPOINT_MAILBOXES: DurableObjectNamespace<EndpointMailbox>;
   NOTIFICATIONS: Queue<NotificationMessage>;
 } & { [Name in Variable]?: string };
 

@@ -1,6 +1,7 @@
 import { createApp } from "./app";
 import type { Env } from "./config";
 
+export { EndpointMailbox } from "./mailbox/durable-object";
 export { RateLimiter } from "./rate-limit/durable-object";
 
 // Only the middleware chain is built here: the route modules, the queue consumer and the sweep are
@@ -9,7 +10,7 @@ const app = createApp();
 
 export default {
   fetch: app.fetch,
-  queue: async (batch, env, ctx) => (await import("./notifications/consumer")).consume(batch, env, ctx),
+  queue: async (batch, env, _ctx) => (await import("./notifications/consumer")).consume(batch, env),
   scheduled: async (_controller, env, ctx) => {
     const { runScheduled } = await import("./scheduled");
     ctx.waitUntil(runScheduled(env));

@@ -16,7 +16,7 @@ import { loadAggregate } from "../db/application-reads";
 import type { Aggregate } from "../db/applications";
 import type { Problem } from "../domain/result";
 import type { HonoEnv } from "../env";
-import { resendEvent } from "../notifications/redelivery";
+import { RESEND_LIMIT, RESEND_WINDOW_SECONDS, resendEvent } from "../notifications/redelivery";
 import { ACTIONS, isActionName, preview, refusalInWords } from "./actions";
 import { APPLICATION_PATH, applicationPage, applicationPath } from "./application";
 import { errorPage } from "./errors";
@@ -91,20 +91,13 @@ export const applicationActions = new Hono<HonoEnv>()
     return onceForForm(c, async () => {
       const result = await resendEvent(c.env, session(c).partnerId, applicationId, eventId, now());
       if (result.outcome === "not_found") return errorPage(c, "not_found");
-      if (result.outcome === "too_soon") {
+      if (result.outcome === "limited" || result.outcome === "too_soon") {
         c.header("Retry-After", String(result.retryAfter));
-        return applicationPage(
-          c,
-          applicationId,
-          {
-            kind: "refused",
-            heading: "Not sent again yet",
-            lines: [
-              `This notification was delivered and already sent again within the hour. It can be sent again in ${Math.ceil(result.retryAfter / 60)} minutes.`,
-            ],
-          },
-          429,
-        );
+        const why =
+          result.outcome === "limited"
+            ? `At most ${RESEND_LIMIT} notifications can be sent again in ${RESEND_WINDOW_SECONDS} seconds. Try again in ${result.retryAfter} seconds, or replay many at once from the notifications page.`
+            : `This notification was delivered and already sent again within the hour. It can be sent again in ${Math.ceil(result.retryAfter / 60)} minutes.`;
+        return applicationPage(c, applicationId, { kind: "refused", heading: "Not sent again yet", lines: [why] }, 429);
       }
       return c.redirect(`${applicationPath(applicationId)}?done=resend#event-${eventId}`, 303);
     });

@@ -3,11 +3,12 @@
  * An event is PENDING until delivered (DELIVERED) or given up (FAILED); while PENDING its
  * `nextAttemptAt` says when it is due, which is what the queue's wake-ups and the sweep act on.
  */
-import { and, asc, desc, eq, getTableColumns, gt, gte, inArray, isNull, lt, or, sql } from "drizzle-orm";
-import type { Circuit } from "../domain/endpoint-circuit";
+import { and, asc, desc, eq, getTableColumns, gt, gte, inArray, isNull, lt, lte, or, sql } from "drizzle-orm";
+import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { AfterAttempt } from "../domain/notification-schedule";
+import type { StoredSecrets } from "../domain/signing-secrets";
 import type { Database } from "./client";
-import { applications, type EventRow, endpointCircuits, events, notificationAttempts, partners } from "./schema";
+import { applications, type EventRow, events, notificationAttempts, notificationOutcomes, partners } from "./schema";
 
 export type AttemptRow = typeof notificationAttempts.$inferSelect;
 
@@ -83,127 +84,139 @@ export async function latestAttemptsOf(
   return { attempts: rows.map(({ newer: _newer, total: _total, ...attempt }) => attempt), counts };
 }
 
-/** An event with where it goes and the partner's secrets (sealed) that sign it. */
-export async function deliveryOf(db: Database, eventId: string) {
-  const row = await db
-    .select({
-      event: events,
-      merchantUrls: applications.merchantUrls,
-      apiKeyCiphertext: partners.apiKeyCiphertext,
-      signingSecretCiphertext: partners.signingSecretCiphertext,
-      previousSigningSecretCiphertext: partners.previousSigningSecretCiphertext,
-      previousSigningSecretExpiresAt: partners.previousSigningSecretExpiresAt,
-      olderSigningSecretCiphertext: partners.olderSigningSecretCiphertext,
-      olderSigningSecretExpiresAt: partners.olderSigningSecretExpiresAt,
-    })
-    .from(events)
-    .innerJoin(applications, eq(applications.id, events.applicationId))
-    .innerJoin(partners, eq(partners.id, applications.partnerId))
-    .where(eq(events.id, eventId))
-    .get();
-  return row ?? null;
-}
-
-export type Delivery = NonNullable<Awaited<ReturnType<typeof deliveryOf>>>;
-
-export interface DeliveryClaim {
-  eventId: string;
+/**
+ * A claimed event: what its mailbox needs to send it (src/mailbox/durable-object.ts), with no further
+ * read. Plain data: it travels to the mailbox by RPC.
+ */
+export interface Delivery {
+  event: Pick<
+    EventRow,
+    | "id"
+    | "applicationId"
+    | "partnerId"
+    | "type"
+    | "sequence"
+    | "state"
+    | "stateReason"
+    | "expiresAt"
+    | "occurredAt"
+    | "failedAttempts"
+  >;
+  /** When the attempt was due: the event's `nextAttemptAt` when claimed. */
   due: number;
-  at: number;
-  holdUntil: number;
-  partnerId: string;
-  /** The endpoint's origin. */
+  /** The application's notificationEndpoint now (a change of it since the event occurred counts). */
   endpoint: string;
-  /** Deliveries that may be in flight at once for the partner, and for the endpoint. */
-  partnerCap: number;
-  endpointCap: number;
+  /** The partner's secrets that sign it, sealed as stored: its API key and its signing secrets. */
+  secrets: StoredSecrets & { apiKey: string };
+  /** No other claim of the event succeeds before then, nor does the sweep wake it up. */
+  leaseUntil: number;
 }
 
-/** Deliveries holding an event at `at` (the partial indexes hold only held events). */
-const inFlight = (column: typeof events.partnerId | typeof events.deliveringTo, value: string, at: number) =>
-  sql`(SELECT COUNT(*) FROM ${events} WHERE ${column} = ${value} AND ${events.deliveringUntil} > ${at})`;
+/** A wake-up to claim: its event, and the `nextAttemptAt` it was sent for (absent: whatever is due). */
+export interface Wanted {
+  eventId: string;
+  due?: number | undefined;
+}
 
 /**
- * Holds the event for one attempt until `holdUntil`, if it is still PENDING, due at `due` and held by
- * no other delivery: a second message for the same event can then not POST it a second time. Also only
- * while fewer than the caps are in flight for the partner and for the endpoint, so that one partner's
- * slow endpoint cannot take the slots every partner's deliveries share. Answers `claimed`, `busy` (a
- * cap is reached: try again shortly) or `gone` (delivered, overtaken or held by another delivery).
+ * Claims the events wanted that are PENDING, due by `dueBy`, due when their wake-up says and held by
+ * no lease, until `leaseUntil`, and answers them with all their delivery needs: one statement for any
+ * number of events (an UPDATE … RETURNING whose subqueries read the endpoint and the partner's secrets).
+ * An event not answered was delivered, failed, overtaken by a newer wake-up or is held by a lease: the
+ * holder sends it. The ids and dues travel as one JSON parameter (D1 binds at most 100).
  */
-export async function claimDelivery(db: Database, claim: DeliveryClaim): Promise<"claimed" | "busy" | "gone"> {
-  const claimable = and(
-    eq(events.id, claim.eventId),
-    eq(events.status, "PENDING"),
-    eq(events.nextAttemptAt, claim.due),
-    or(isNull(events.deliveringUntil), sql`${events.deliveringUntil} <= ${claim.at}`),
-  );
-  const claimed = await db
+export async function claimDeliveries(
+  db: Database,
+  wanted: readonly Wanted[],
+  at: number,
+  dueBy: number,
+  leaseUntil: number,
+): Promise<Delivery[]> {
+  if (wanted.length === 0) return [];
+  const pairs = JSON.stringify(wanted.map((w) => [w.eventId, w.due ?? null]));
+  const application = sql`(SELECT ${applications.merchantUrls} ->> '$.notificationEndpoint' FROM ${applications} WHERE ${applications.id} = ${events.applicationId})`;
+  const partner = (column: AnySQLiteColumn) =>
+    sql`(SELECT ${column} FROM ${partners} WHERE ${partners.id} = ${events.partnerId})`;
+  const rows = await db
     .update(events)
-    .set({ deliveringUntil: claim.holdUntil, deliveringTo: claim.endpoint })
+    .set({ deliveringUntil: leaseUntil })
     .where(
       and(
-        claimable,
-        sql`${inFlight(events.partnerId, claim.partnerId, claim.at)} < ${claim.partnerCap}`,
-        sql`${inFlight(events.deliveringTo, claim.endpoint, claim.at)} < ${claim.endpointCap}`,
+        sql`${events.id} IN (SELECT value ->> 0 FROM json_each(${pairs}))`,
+        eq(events.status, "PENDING"),
+        lte(events.nextAttemptAt, dueBy),
+        // A wake-up sent for another time was overtaken (a retry scheduled anew, the sweep, a resend).
+        sql`${events.nextAttemptAt} = coalesce((SELECT value ->> 1 FROM json_each(${pairs}) WHERE value ->> 0 = ${events.id} AND value ->> 1 IS NOT NULL), ${events.nextAttemptAt})`,
+        or(isNull(events.deliveringUntil), lte(events.deliveringUntil, at)),
       ),
     )
-    .returning({ id: events.id });
-  if (claimed.length > 0) return "claimed";
-  const waiting = await db.select({ id: events.id }).from(events).where(claimable).get();
-  return waiting ? "busy" : "gone";
+    .returning({
+      id: events.id,
+      applicationId: events.applicationId,
+      partnerId: events.partnerId,
+      type: events.type,
+      sequence: events.sequence,
+      state: events.state,
+      stateReason: events.stateReason,
+      expiresAt: events.expiresAt,
+      occurredAt: events.occurredAt,
+      failedAttempts: events.failedAttempts,
+      due: events.nextAttemptAt,
+      endpoint: sql<string>`${application}`,
+      apiKey: sql<string>`${partner(partners.apiKeyCiphertext)}`,
+      current: sql<string | null>`${partner(partners.signingSecretCiphertext)}`,
+      previous: sql<string | null>`${partner(partners.previousSigningSecretCiphertext)}`,
+      previousUntil: sql<number | null>`${partner(partners.previousSigningSecretExpiresAt)}`,
+      older: sql<string | null>`${partner(partners.olderSigningSecretCiphertext)}`,
+      olderUntil: sql<number | null>`${partner(partners.olderSigningSecretExpiresAt)}`,
+    });
+  return rows.map(({ due, endpoint, apiKey, current, previous, previousUntil, older, olderUntil, ...event }) => ({
+    event,
+    due: due!,
+    endpoint,
+    secrets: { apiKey, current, previous, previousUntil, older, olderUntil },
+    leaseUntil,
+  }));
 }
 
-/** The endpoint's circuit (null: closed, nothing recorded). */
-export async function circuitOf(db: Database, endpoint: string): Promise<Circuit | null> {
-  const row = await db
-    .select({
-      consecutiveFailures: endpointCircuits.consecutiveFailures,
-      openUntil: endpointCircuits.openUntil,
-      lastFailure: endpointCircuits.lastFailure,
-    })
-    .from(endpointCircuits)
-    .where(eq(endpointCircuits.endpoint, endpoint))
-    .get();
-  return row ?? null;
+/** Ends the leases of claimed events that could not be handed to their mailbox: the next wake-up claims them. */
+export async function releaseClaims(db: Database, eventIds: readonly string[]): Promise<void> {
+  await db
+    .update(events)
+    .set({ deliveringUntil: null })
+    .where(sql`${events.id} IN (SELECT value FROM json_each(${JSON.stringify(eventIds)}))`);
 }
 
 /**
- * Records an attempt and what follows it, in one batch; the event's hold ends. With `circuit`, the
- * endpoint's circuit as the attempt leaves it (null: closed, its record goes).
+ * Records an attempt and what follows it, and ends the event's lease: one statement, an INSERT into the
+ * view `notification_outcomes`, whose trigger also keeps the event's latest attempts only (schema.ts).
+ * `event.failedAttempts`, its count before the attempt, stays as it is when the attempt delivered.
  */
-export async function recordAttempt(
+export async function recordOutcome(
   db: Database,
   attempt: Omit<AttemptRow, "error"> & { error: string | null },
   after: AfterAttempt,
-  circuit?: { endpoint: string; state: Circuit | null },
+  event: Pick<EventRow, "failedAttempts">,
 ): Promise<void> {
-  const circuitWrite =
-    circuit === undefined
-      ? []
-      : circuit.state === null
-        ? [db.delete(endpointCircuits).where(eq(endpointCircuits.endpoint, circuit.endpoint))]
-        : [
-            db
-              .insert(endpointCircuits)
-              .values({ endpoint: circuit.endpoint, ...circuit.state, updatedAt: attempt.attemptedAt })
-              .onConflictDoUpdate({
-                target: endpointCircuits.endpoint,
-                set: { ...circuit.state, updatedAt: attempt.attemptedAt },
-              }),
-          ];
-  await db.batch([
-    db.insert(notificationAttempts).values(attempt),
-    db
-      .update(events)
-      .set({
-        ...after,
-        deliveringUntil: null,
-        deliveringTo: null,
-        ...(after.status === "PENDING" ? {} : { nextAttemptAt: null }),
-      })
-      .where(eq(events.id, attempt.eventId)),
-    ...circuitWrite,
-  ]);
+  const outcome = {
+    status: after.status,
+    nextAttemptAt: after.status === "PENDING" ? after.nextAttemptAt : null,
+    failedAttempts: after.status === "DELIVERED" ? event.failedAttempts : after.failedAttempts,
+    failureReason: after.status === "FAILED" ? after.failureReason : null,
+    deliveredAt: after.status === "DELIVERED" ? after.deliveredAt : null,
+  };
+  const { id, eventId, attemptedAt, httpStatus, error, durationMs } = attempt;
+  const row = { id, eventId, attemptedAt, httpStatus, error, durationMs, ...outcome };
+  const keys = Object.keys(row) as (keyof typeof row)[];
+  await db.run(
+    sql`INSERT INTO ${notificationOutcomes} (${sql.join(
+      keys.map((key) => sql.identifier(notificationOutcomes[key].name)),
+      sql`, `,
+    )}) VALUES (${sql.join(
+      keys.map((key) => sql`${row[key]}`),
+      sql`, `,
+    )})`,
+  );
 }
 
 /** The dead-letter queue's last word: an event the consumer could not process is FAILED (unless delivered meanwhile). */

@@ -6,7 +6,17 @@
  * timestamps are Unix milliseconds, formatted with the service time zone only on output.
  */
 import { relations, sql } from "drizzle-orm";
-import { check, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import {
+  check,
+  index,
+  integer,
+  primaryKey,
+  real,
+  sqliteTable,
+  sqliteView,
+  text,
+  uniqueIndex,
+} from "drizzle-orm/sqlite-core";
 import type { MerchantUrls, OrderDetails } from "../domain/application-operations";
 import type { Offer } from "../domain/offer";
 
@@ -260,11 +270,14 @@ export const events = sqliteTable(
     nextAttemptAt: integer("next_attempt_at"),
     /** Failed attempts so far: the position in the retry schedule. */
     failedAttempts: integer("failed_attempts").notNull().default(0),
-    /** A delivery in progress holds the event until then: no second POST of it meanwhile. */
+    /**
+     * A claim holds the event until then (src/db/events.ts, `claimDeliveries`): its mailbox sends it, no
+     * other claim takes it, and the sweep leaves it alone.
+     */
     deliveringUntil: integer("delivering_until"),
     /**
-     * The endpoint's origin while a delivery holds the event: what the in-flight caps per partner and per
-     * endpoint count (src/db/events.ts).
+     * The code before the mailboxes (issue 45) wrote the endpoint's origin here, for its in-flight caps;
+     * nothing writes it now. Kept so that a rollback to that code still runs; a later migration may drop it.
      */
     deliveringTo: text("delivering_to"),
     /** When the event was last sent again by a replay or resend (a DELIVERED one at most once an hour). */
@@ -281,7 +294,7 @@ export const events = sqliteTable(
     index("events_partner_id_idx").on(t.partnerId, t.id),
     index("events_partner_status_idx").on(t.partnerId, t.status, t.id),
     index("events_partner_occurred_idx").on(t.partnerId, t.occurredAt, t.id),
-    // Deliveries in flight, counted per partner and per endpoint before each POST: only held events.
+    // The claimed events per partner and, for the code before the mailboxes (rollback), per endpoint.
     index("events_partner_delivering_idx")
       .on(t.partnerId, t.deliveringUntil)
       .where(sql`${t.deliveringUntil} IS NOT NULL`),
@@ -292,9 +305,10 @@ export const events = sqliteTable(
 );
 
 /**
- * A circuit breaker per notification endpoint (its origin): after consecutive timeouts or failed
- * connections it opens, and deliveries to it fail fast, without a POST, until `openUntil`; the first
- * delivery after that tries again, and a success closes it (the row goes).
+ * The circuit breakers of the code before the mailboxes (issue 45), one per endpoint origin across
+ * partners. No longer read or written: each partner's endpoint keeps its circuit in its mailbox
+ * (src/mailbox/durable-object.ts). Kept so that a rollback to that code still runs; a later migration
+ * may drop it.
  */
 export const endpointCircuits = sqliteTable("endpoint_circuits", {
   endpoint: text("endpoint").primaryKey(),
@@ -318,6 +332,34 @@ export const notificationAttempts = sqliteTable(
     durationMs: integer("duration_ms").notNull(),
   },
   (t) => [index("notification_attempts_event_idx").on(t.eventId, t.id)],
+);
+
+/** The attempts an event keeps, its latest: recording one more deletes the oldest past this many. */
+export const ATTEMPTS_KEPT_PER_EVENT = 50;
+
+/**
+ * Where an attempt's outcome is written (src/db/events.ts, `recordOutcome`): one INSERT into this view,
+ * and its trigger `notification_outcomes_insert` (written by hand into migration 0010: drizzle-kit
+ * knows no triggers) inserts the attempt, moves its event on (delivered, failed for good, or due again;
+ * its lease ends) and deletes the event's attempts older than its latest ATTEMPTS_KEPT_PER_EVENT.
+ * Three writes in one statement, all or none, so that a delivered attempt costs the D1 primary two
+ * statements with its claim (docs/scaling.md), and an event resent again and again cannot grow the log
+ * past a fixed size. Read, it is each attempt beside its event's delivery.
+ */
+export const notificationOutcomes = sqliteView("notification_outcomes", {
+  id: text("id").notNull(),
+  eventId: text("event_id").notNull(),
+  attemptedAt: integer("attempted_at").notNull(),
+  httpStatus: integer("http_status"),
+  error: text("error"),
+  durationMs: integer("duration_ms").notNull(),
+  status: text("status").notNull(),
+  nextAttemptAt: integer("next_attempt_at"),
+  failedAttempts: integer("failed_attempts").notNull(),
+  failureReason: text("failure_reason"),
+  deliveredAt: integer("delivered_at"),
+}).as(
+  sql`select a.id, a.event_id, a.attempted_at, a.http_status, a.error, a.duration_ms, e.status, e.next_attempt_at, e.failed_attempts, e.failure_reason, e.delivered_at from notification_attempts a join events e on e.id = a.event_id`,
 );
 
 /** Stored first responses of POST/PUT requests carrying an Idempotency-Key, per partner, for 24 hours. */

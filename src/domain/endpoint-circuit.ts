@@ -1,14 +1,17 @@
 /**
- * A circuit breaker per notification endpoint (CONTRACT 6, fair delivery). Pure: no HTTP, no SQL.
+ * A circuit breaker per partner and notification endpoint (its origin): one per mailbox
+ * (src/mailbox/durable-object.ts), so one partner's failing endpoint never holds another partner's, even
+ * on the same host (CONTRACT 6, fair delivery). Pure: no HTTP, no SQL.
  *
- * An endpoint that keeps timing out or refusing connections costs a delivery slot for up to 10 s per
- * attempt, and every partner's events wait behind those slots. After THRESHOLD such attempts in a row
- * the circuit opens: deliveries to that endpoint fail fast, without a POST, and are tried again when it
- * closes; the cool-down doubles with each further failure, up to MAX_COOLDOWN_MS. The first attempt
- * after the cool-down goes through (half-open): any HTTP answer closes the circuit, since the endpoint
- * answered; another timeout opens it again.
+ * An endpoint that keeps timing out or refusing connections holds each attempt for up to 10 s. After
+ * THRESHOLD such attempts in a row the circuit opens: deliveries to that endpoint fail fast, without a
+ * POST, and are tried again when it closes; the cool-down doubles with each further failure, up to
+ * MAX_COOLDOWN_MS. After the cool-down the circuit is half-open: one attempt goes through at a time, and
+ * any HTTP answer closes the circuit (the endpoint answered); another timeout opens it again.
  */
 
+/** Attempts a mailbox has in flight at once while its endpoint answers (or its circuit is open). */
+export const CONCURRENCY = 4;
 export const THRESHOLD = 3;
 export const BASE_COOLDOWN_MS = 30_000;
 export const MAX_COOLDOWN_MS = 10 * 60_000;
@@ -31,6 +34,14 @@ export function unreachable(outcome: { httpStatus: number | null }): boolean {
 /** Whether deliveries to the endpoint are held back at `at`. */
 export function isOpen(circuit: Circuit | null, at: number): circuit is Circuit & { openUntil: number } {
   return circuit?.openUntil != null && circuit.openUntil > at;
+}
+
+/**
+ * How many attempts may be in flight at `at`: CONCURRENCY, or one while the circuit is half-open (its
+ * cool-down over, no answer since), so that a still failing endpoint costs one more timeout, not four.
+ */
+export function deliverySlots(circuit: Circuit | null, at: number): number {
+  return circuit?.openUntil != null && circuit.openUntil <= at ? 1 : CONCURRENCY;
 }
 
 /** The circuit after an attempt that was sent: null (closed, no record) once the endpoint answered. */

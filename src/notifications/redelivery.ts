@@ -21,15 +21,28 @@ export const MAX_REPLAY = 10_000;
  */
 export const REPLAY_INTERVAL_SECONDS = 60;
 
+/**
+ * Resends per partner in any RESEND_WINDOW_SECONDS (a sliding window): each is a POST towards a host the
+ * partner names and an attempt row kept for the event, so a loop of resends must not become an amplifier
+ * nor grow the database. Enough to resend by hand; many events at once are a replay's.
+ */
+export const RESEND_LIMIT = 10;
+export const RESEND_WINDOW_SECONDS = 60;
+
 const secondsUntil = (until: number, at: number) => Math.max(1, Math.ceil((until - at) / 1000));
 
 export type Resent =
   | { outcome: "queued"; event: EventRow; attempts: AttemptRow[] }
   | { outcome: "not_found"; what: "application" | "notification" }
   /** A DELIVERED event sent again within the hour (by a resend or a replay). */
-  | { outcome: "too_soon"; retryAfter: number };
+  | { outcome: "too_soon"; retryAfter: number }
+  /** RESEND_LIMIT resends in the window already. */
+  | { outcome: "limited"; retryAfter: number };
 
-/** Puts one event of the partner's application back on the queue, whatever its status. */
+/**
+ * Puts one event of the partner's application back on the queue, whatever its status. Every call counts
+ * against the partner's resends, one of an unknown event too (a probe costs what a resend costs).
+ */
 export async function resendEvent(
   env: Env,
   partnerId: string,
@@ -37,6 +50,8 @@ export async function resendEvent(
   eventId: string,
   at: number,
 ): Promise<Resent> {
+  const turn = await limiter(env, `resend:${partnerId}`).attempt(at, RESEND_LIMIT, RESEND_WINDOW_SECONDS);
+  if (!turn.allowed) return { outcome: "limited", retryAfter: turn.retryAfter };
   const db = database(env);
   if (!(await ownsApplication(db, partnerId, applicationId))) return { outcome: "not_found", what: "application" };
   const event = await requeueEvent(db, applicationId, eventId, at);

@@ -1,5 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
+import { RESEND_LIMIT, RESEND_WINDOW_SECONDS } from "../../src/notifications/redelivery";
 import { signIn } from "../support/api";
 import { type ConsoleBrowser, formFields, signedInBrowser } from "../support/console";
 import { applicationRequest, countRows, createApplication } from "../support/factories";
@@ -263,5 +264,22 @@ describe("actions on an application", () => {
     expect(again.status).toBe(429);
     expect(again.text).toContain("already sent again within the hour");
     expect(sent).toHaveBeenCalledTimes(1);
+  });
+
+  it(`refuses a resend past the partner's ${RESEND_LIMIT} a minute in words, with Retry-After, and sends nothing`, async () => {
+    const { partner, token } = await signIn();
+    const created = await createApplication(token);
+    const event = await firstEvent(created.id);
+    const sent = vi.spyOn(env.NOTIFICATIONS, "send").mockResolvedValue(undefined as never);
+    const browser = await signedInBrowser(partner);
+    const action = `${page(created.id)}/notifications/${event.id}/resend`;
+    for (let i = 0; i < RESEND_LIMIT; i++) expect((await browser.submit(page(created.id), action)).status).toBe(303);
+    const refused = await browser.submit(page(created.id), action);
+    expect(refused.status).toBe(429);
+    expect(refused.text).toContain(
+      `At most ${RESEND_LIMIT} notifications can be sent again in ${RESEND_WINDOW_SECONDS} seconds`,
+    );
+    expect(Number(refused.headers.get("Retry-After"))).toBeGreaterThan(0);
+    expect(sent).toHaveBeenCalledTimes(RESEND_LIMIT);
   });
 });

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import {
   BASE_COOLDOWN_MS,
+  CONCURRENCY,
   circuitAfter,
+  deliverySlots,
   isOpen,
   MAX_COOLDOWN_MS,
   THRESHOLD,
@@ -48,5 +50,15 @@ describe("the circuit of a notification endpoint", () => {
       false,
       false,
     ]);
+  });
+
+  it("lets CONCURRENCY attempts fly while closed or open (open ones fail fast), one while half-open", () => {
+    const failing = { consecutiveFailures: THRESHOLD - 1, openUntil: null, lastFailure: "timeout" };
+    const open = { consecutiveFailures: THRESHOLD, openUntil: 1_000, lastFailure: "timeout" };
+    expect(deliverySlots(null, 0)).toBe(CONCURRENCY);
+    expect(deliverySlots(failing, 0)).toBe(CONCURRENCY);
+    expect(deliverySlots(open, 999)).toBe(CONCURRENCY);
+    expect(deliverySlots(open, 1_000)).toBe(1);
+    expect(deliverySlots(circuitAfter(open, { httpStatus: 204, error: null }, 1_000), 1_000)).toBe(CONCURRENCY);
   });
 });

@@ -3,25 +3,27 @@ import { Webhook } from "standardwebhooks";
 import { describe, expect, it, vi } from "vitest";
 import { hmacSha256Hex } from "../../src/auth/crypto";
 import { RETRY_DELAYS_SECONDS } from "../../src/domain/notification-schedule";
+import { signIn } from "../support/api";
+import { createApplication } from "../support/factories";
 import {
+  alarmOf,
   applicationWithEvent,
   attempts,
   DLQ,
   firstEvent,
+  mailboxOfEvent,
   partnerEndpoint,
   QUEUE,
+  queueBatch,
+  runAlarm,
   runBatch,
   sent,
+  settled,
   T0,
   useNotificationHarness,
 } from "../support/notifications";
 
 useNotificationHarness();
-
-/** The wake-ups the consumer schedules (the next attempts). */
-function wakeUps() {
-  return vi.spyOn(env.NOTIFICATIONS, "send").mockResolvedValue(undefined as never);
-}
 
 async function setEvent(id: string, fields: string, ...values: unknown[]) {
   await env.DB.prepare(`UPDATE events SET ${fields} WHERE id = ?`)
@@ -30,6 +32,24 @@ async function setEvent(id: string, fields: string, ...values: unknown[]) {
 }
 
 const headersOf = (req: { headers: Headers }) => Object.fromEntries(req.headers);
+
+/** Records the SQL of every D1 statement from now on (the harness's own polling left out). */
+function countStatements() {
+  const prepared: string[] = [];
+  const prepare = env.DB.prepare;
+  vi.spyOn(env.DB, "prepare").mockImplementation(function (this: D1Database, query: string) {
+    if (!query.startsWith("SELECT COUNT(*) AS n FROM events WHERE delivering_until")) prepared.push(query);
+    return prepare.call(this, query);
+  });
+  vi.spyOn(env.DB, "batch").mockImplementation(() => {
+    throw new Error("no batch expected");
+  });
+  return () => {
+    vi.mocked(env.DB.prepare).mockRestore();
+    vi.mocked(env.DB.batch).mockRestore();
+    return prepared;
+  };
+}
 
 describe("the notification consumer", () => {
   it("POSTs the event, signed by Standard Webhooks and the legacy scheme, and records the delivery", async () => {
@@ -81,29 +101,53 @@ describe("the notification consumer", () => {
 
   it.each(
     RETRY_DELAYS_SECONDS.map((delay, i) => [i + 1, delay]),
-  )("after failed attempt %i waits about %i s (±10 %) and wakes up for the next one", async (attempt, delay) => {
+  )("after failed attempt %i waits about %i s (±10 %) in its mailbox, its alarm set for the next one", async (attempt, delay) => {
     const { event } = await applicationWithEvent();
     await setEvent(event.id, "failed_attempts = ?", attempt - 1);
     partnerEndpoint(() => new Response("busy", { status: 500 }));
-    const next = wakeUps();
     const result = await runBatch(QUEUE, [{ body: { eventId: event.id } }]);
     expect(result.explicitAcks).toEqual(["msg-0"]);
     const stored = await firstEvent(event.application_id);
-    expect(stored).toMatchObject({ status: "PENDING", failed_attempts: attempt });
+    expect(stored).toMatchObject({ status: "PENDING", failed_attempts: attempt, delivering_until: null });
     const wait = (stored.next_attempt_at! - T0.getTime()) / 1000;
     expect(wait).toBeGreaterThanOrEqual(Math.floor(delay * 0.9));
     expect(wait).toBeLessThanOrEqual(Math.min(43_200, Math.ceil(delay * 1.1)));
-    expect(next).toHaveBeenCalledWith(
-      { eventId: event.id, due: stored.next_attempt_at },
-      { delaySeconds: Math.ceil(wait) },
-    );
+    const mailbox = await mailboxOfEvent(event.id);
+    expect((await mailbox.state()).entries).toEqual([
+      { eventId: event.id, due: stored.next_attempt_at, leaseUntil: null },
+    ]);
+    expect(await alarmOf(mailbox)).toBe(stored.next_attempt_at);
   });
 
-  it("fails the event for good after the 13th failed attempt, with the reason, and wakes nothing", async () => {
+  it("tries again when the retry falls due: the alarm claims the event and POSTs it, not before", async () => {
+    const { event } = await applicationWithEvent();
+    let answer = 500;
+    partnerEndpoint(() => new Response(null, { status: answer }));
+    await runBatch(QUEUE, [{ body: { eventId: event.id } }]);
+    const due = (await firstEvent(event.application_id)).next_attempt_at!;
+    const mailbox = await mailboxOfEvent(event.id);
+    // Early (an alarm may fire early): nothing is sent, and the alarm stays set for the retry.
+    vi.setSystemTime(due - 10_000);
+    await runAlarm(mailbox);
+    expect(sent).toHaveLength(1);
+    expect(await alarmOf(mailbox)).toBe(due);
+    answer = 204;
+    vi.setSystemTime(due);
+    await runAlarm(mailbox);
+    expect(sent).toHaveLength(2);
+    expect(await firstEvent(event.application_id)).toMatchObject({ status: "DELIVERED", failed_attempts: 1 });
+    expect(await attempts(event.id)).toEqual([
+      expect.objectContaining({ httpStatus: 500, attemptedAt: T0.getTime() }),
+      expect.objectContaining({ httpStatus: 204, attemptedAt: due }),
+    ]);
+    expect((await mailbox.state()).entries).toEqual([]);
+    expect(await alarmOf(mailbox)).toBeNull();
+  });
+
+  it("fails the event for good after the 13th failed attempt, with the reason, and keeps nothing for later", async () => {
     const { event } = await applicationWithEvent();
     await setEvent(event.id, "failed_attempts = 12");
     partnerEndpoint(() => new Response("still down", { status: 500 }));
-    const next = wakeUps();
     await runBatch(QUEUE, [{ body: { eventId: event.id } }]);
     expect(await firstEvent(event.application_id)).toMatchObject({
       status: "FAILED",
@@ -111,50 +155,55 @@ describe("the notification consumer", () => {
       next_attempt_at: null,
       failure_reason: "no 2xx answer in 13 attempts over 72 hours; last: HTTP 500: still down",
     });
-    expect(next).not.toHaveBeenCalled();
+    expect((await (await mailboxOfEvent(event.id)).state()).entries).toEqual([]);
   });
 
   it("ends retries at once when the receiver answers 410 Gone", async () => {
     const { event } = await applicationWithEvent();
     partnerEndpoint(() => new Response("unsubscribed", { status: 410 }));
-    const next = wakeUps();
     await runBatch(QUEUE, [{ body: { eventId: event.id } }]);
     expect(await firstEvent(event.application_id)).toMatchObject({
       status: "FAILED",
       failure_reason: "HTTP 410 Gone: the endpoint asked for no more deliveries",
     });
-    expect(next).not.toHaveBeenCalled();
+    expect((await (await mailboxOfEvent(event.id)).state()).entries).toEqual([]);
   });
 
   it.each([429, 503])("honours Retry-After of a %i: the next attempt is no sooner", async (status) => {
     const { event } = await applicationWithEvent();
     partnerEndpoint(() => new Response(null, { status, headers: { "Retry-After": "7200" } }));
-    const next = wakeUps();
     await runBatch(QUEUE, [{ body: { eventId: event.id } }]);
     const stored = await firstEvent(event.application_id);
     expect(stored.next_attempt_at).toBe(T0.getTime() + 7_200_000);
-    expect(next).toHaveBeenCalledWith({ eventId: event.id, due: stored.next_attempt_at }, { delaySeconds: 7200 });
+    expect(await alarmOf(await mailboxOfEvent(event.id))).toBe(stored.next_attempt_at);
   });
 
-  it("waits out a Retry-After longer than a queue hop in several hops, without POSTing early", async () => {
+  it("waits out a Retry-After of 30 hours, longer than a queue hop, without POSTing early", async () => {
     const { event } = await applicationWithEvent();
     partnerEndpoint(() => new Response(null, { status: 503, headers: { "Retry-After": String(30 * 3600) } }));
-    const next = wakeUps();
     await runBatch(QUEUE, [{ body: { eventId: event.id } }]);
     const due = T0.getTime() + 30 * 3_600_000;
-    expect(next).toHaveBeenLastCalledWith({ eventId: event.id, due }, { delaySeconds: 43_200 });
-    // Twelve and 24 hours later the wake-up arrives early: it sleeps again, nothing is sent.
-    vi.setSystemTime(T0.getTime() + 43_200_000);
-    await runBatch(QUEUE, [{ body: { eventId: event.id, due } }]);
-    expect(next).toHaveBeenLastCalledWith({ eventId: event.id, due }, { delaySeconds: 43_200 });
-    vi.setSystemTime(T0.getTime() + 86_400_000);
-    await runBatch(QUEUE, [{ body: { eventId: event.id, due } }]);
-    expect(next).toHaveBeenLastCalledWith({ eventId: event.id, due }, { delaySeconds: 21_600 });
+    const mailbox = await mailboxOfEvent(event.id);
+    expect(await alarmOf(mailbox)).toBe(due);
+    vi.setSystemTime(T0.getTime() + 24 * 3_600_000);
+    await runAlarm(mailbox);
     expect(sent).toHaveLength(1);
-    // When it is due, it is sent.
     vi.setSystemTime(due);
-    await runBatch(QUEUE, [{ body: { eventId: event.id, due } }]);
+    await runAlarm(mailbox);
     expect(sent).toHaveLength(2);
+  });
+
+  it("puts a wake-up due later than a second back on the queue for its time, claiming nothing", async () => {
+    const { event } = await applicationWithEvent();
+    const due = T0.getTime() + 5 * 3_600_000;
+    await setEvent(event.id, "next_attempt_at = ?", due);
+    const fetch = partnerEndpoint(() => new Response(null, { status: 204 }));
+    const send = vi.spyOn(env.NOTIFICATIONS, "send").mockResolvedValue(undefined as never);
+    const result = await runBatch(QUEUE, [{ body: { eventId: event.id, due } }]);
+    expect(result.explicitAcks).toEqual(["msg-0"]);
+    expect(send).toHaveBeenCalledWith({ eventId: event.id, due }, { delaySeconds: 18_000 });
+    expect(fetch).not.toHaveBeenCalled();
+    expect(await firstEvent(event.application_id)).toMatchObject({ status: "PENDING", delivering_until: null });
   });
 
   it.each([
@@ -195,7 +244,6 @@ describe("the notification consumer", () => {
   ])("records %s as an error a partner can act on, and retries", async (_, respond, error) => {
     const { event } = await applicationWithEvent();
     partnerEndpoint(respond as () => Response);
-    wakeUps();
     await runBatch(QUEUE, [{ body: { eventId: event.id } }]);
     const [attempt] = await attempts(event.id);
     expect(attempt!.error).toBe(error);
@@ -211,7 +259,6 @@ describe("the notification consumer", () => {
       .mockReturnValue(AbortSignal.abort(new DOMException("The operation timed out.", "TimeoutError")));
     vi.spyOn(globalThis, "fetch").mockImplementation((_input, init) => Promise.reject(init?.signal?.reason));
     vi.spyOn(console, "warn").mockImplementation(() => {});
-    wakeUps();
     await runBatch(QUEUE, [{ body: { eventId: event.id } }]);
     expect(timeout).toHaveBeenCalledWith(10_000);
     expect(await attempts(event.id)).toEqual([
@@ -222,6 +269,37 @@ describe("the notification consumer", () => {
         attemptedAt: T0.getTime(),
       },
     ]);
+  });
+
+  it("costs D1 two statements per delivered attempt: its claim (one for the whole batch) and its outcome", async () => {
+    const { token } = await signIn();
+    const events = [];
+    for (let i = 0; i < 10; i++) events.push(await firstEvent((await createApplication(token)).id));
+    let status = 500;
+    partnerEndpoint(() => new Response(null, { status }));
+    const statements = countStatements();
+    await runBatch(
+      QUEUE,
+      events.map((e) => ({ body: { eventId: e.id } })),
+    );
+    expect(statements()).toEqual([
+      expect.stringMatching(/^update "events" set "delivering_until" = \? where .* returning /),
+      ...events.map(() => expect.stringMatching(/^INSERT INTO "notification_outcomes" /)),
+    ]);
+
+    // The retries, when the alarm comes: claimed as slots free (the first four together), each with its outcome.
+    status = 204;
+    const mailbox = await mailboxOfEvent(events[0]!.id);
+    vi.setSystemTime(Math.max(...(await mailbox.state()).entries.map((e) => e.due)));
+    const retries = countStatements();
+    await runAlarm(mailbox);
+    const sql = retries();
+    const claims = sql.filter((q) => /^update "events" set "delivering_until" = \? where .* returning /.test(q));
+    const outcomes = sql.filter((q) => q.startsWith('INSERT INTO "notification_outcomes" '));
+    expect(outcomes).toHaveLength(events.length);
+    expect(claims.length).toBeLessThanOrEqual(events.length);
+    expect(claims.length + outcomes.length).toBe(sql.length);
+    for (const e of events) expect((await firstEvent(e.application_id)).status).toBe("DELIVERED");
   });
 
   it("runs only on the batches a test hands it: nothing in the background delivers an event", async () => {
@@ -252,13 +330,13 @@ describe("the notification consumer", () => {
       await slow;
       return new Response(null, { status: 200 });
     });
-    const first = runBatch(QUEUE, [{ body: { eventId: event.id } }]);
+    await queueBatch(QUEUE, [{ body: { eventId: event.id } }]);
     // The second message arrives while the first is waiting for the partner's answer.
     await vi.waitFor(() => expect(sent).toHaveLength(1));
-    const second = await runBatch(QUEUE, [{ body: { eventId: event.id } }]);
+    const second = await queueBatch(QUEUE, [{ body: { eventId: event.id } }]);
     expect(second.explicitAcks).toEqual(["msg-0"]);
     release();
-    await first;
+    await settled();
     expect(sent).toHaveLength(1);
     expect(await attempts(event.id)).toHaveLength(1);
   });
@@ -294,7 +372,6 @@ describe("the notification consumer", () => {
     partnerEndpoint(
       (req) => new Response(null, { status: req.headers.get("X-Notification-Id") === first.event.id ? 200 : 500 }),
     );
-    wakeUps();
     const result = await runBatch(QUEUE, [
       { body: { eventId: first.event.id } },
       { body: { eventId: second.event.id } },

@@ -1,8 +1,16 @@
 /** The partner's notification endpoint (stubbed outbound fetch) and the queue harness. */
-import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
+import {
+  createExecutionContext,
+  createMessageBatch,
+  getQueueResult,
+  runDurableObjectAlarm,
+  runInDurableObject,
+} from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, vi } from "vitest";
 import worker from "../../src/index";
+import { mailboxOf } from "../../src/mailbox/client";
+import type { EndpointMailbox } from "../../src/mailbox/durable-object";
 import { signIn } from "./api";
 import { createApplication } from "./factories";
 
@@ -21,23 +29,61 @@ export interface Captured {
 export const sent: Captured[] = [];
 
 /**
- * Registers, for the test file that calls it, a clean record of what was sent, no endpoint's circuit
- * open and no delivery in flight (the tests share endpoints), and the fake clock at T0 before each
- * test, and real timers and fetch after it.
+ * Registers, for the test file that calls it, a clean record of what was sent and the fake clock at T0
+ * before each test; after it, the mailboxes done with what the test handed them (so that nothing of one
+ * test is sent during the next), and real timers and fetch again. Each test's partners are new, and so
+ * are their mailboxes.
  */
 export function useNotificationHarness() {
-  beforeEach(async () => {
+  beforeEach(() => {
     sent.length = 0;
-    // What an earlier test of the file left (a cap filled, a circuit open) must not hold back this one's.
-    await env.DB.prepare("DELETE FROM endpoint_circuits").run();
-    await env.DB.prepare("UPDATE events SET delivering_until = NULL, delivering_to = NULL").run();
     vi.useFakeTimers({ toFake: ["Date"] });
     vi.setSystemTime(T0);
   });
-  afterEach(() => {
+  afterEach(async () => {
+    await settled();
     vi.useRealTimers();
     vi.restoreAllMocks();
   });
+}
+
+/**
+ * Waits until no event (of `eventIds`, or none at all) is held by a claim whose lease runs at the
+ * (faked) time: every attempt handed to a mailbox has been recorded, and what is left in the mailboxes
+ * waits for its time. Polls on real timers (vi.waitFor would move the faked clock on).
+ */
+export async function settled(eventIds?: readonly string[], timeoutMs = 8_000): Promise<void> {
+  const held = env.DB.prepare(
+    `SELECT COUNT(*) AS n FROM events WHERE delivering_until > ?2
+     AND (?1 IS NULL OR id IN (SELECT value FROM json_each(?1)))`,
+  );
+  for (const until = performance.now() + timeoutMs; ; await new Promise((resolve) => setTimeout(resolve, 5))) {
+    const { n } = (await held.bind(eventIds ? JSON.stringify(eventIds) : null, Date.now()).first<{ n: number }>())!;
+    if (n === 0) return;
+    if (performance.now() > until) throw new Error(`${n} events still held by a claim after ${timeoutMs} ms`);
+  }
+}
+
+/** The mailbox of the event's partner and its application's endpoint now. */
+export async function mailboxOfEvent(eventId: string) {
+  const row = (await env.DB.prepare(
+    `SELECT e.partner_id AS partnerId, a.merchant_urls ->> '$.notificationEndpoint' AS endpoint
+     FROM events e JOIN applications a ON a.id = e.application_id WHERE e.id = ?`,
+  )
+    .bind(eventId)
+    .first<{ partnerId: string; endpoint: string }>())!;
+  return mailboxOf(env, row.partnerId, row.endpoint);
+}
+
+/** When the mailbox's alarm is set for (null: none). */
+export function alarmOf(mailbox: DurableObjectStub<EndpointMailbox>) {
+  return runInDurableObject(mailbox, (_, state) => state.storage.getAlarm());
+}
+
+/** Runs the mailbox's alarm now, whenever it is set for, and waits for what it starts to be recorded. */
+export async function runAlarm(mailbox: DurableObjectStub<EndpointMailbox>) {
+  await runDurableObjectAlarm(mailbox);
+  await settled();
 }
 
 /** Replaces outbound fetch: records every notification and answers with `respond`. */
@@ -77,8 +123,18 @@ export async function attempts(eventId: string) {
   ).results;
 }
 
-/** Hands messages to the Worker's queue consumer; answers the harness's result with each retry's delay. */
+/**
+ * Hands messages to the Worker's queue consumer and waits until their events' attempts are recorded
+ * (`settled`); answers the harness's result with each retry's delay.
+ */
 export async function runBatch(queue: string, messages: { body: unknown; attempts?: number }[]) {
+  const result = await queueBatch(queue, messages);
+  await settled();
+  return result;
+}
+
+/** Hands messages to the Worker's queue consumer, not waiting for the mailboxes it hands their events to. */
+export async function queueBatch(queue: string, messages: { body: unknown; attempts?: number }[]) {
   const batch = createMessageBatch(
     queue,
     messages.map((m, i) => ({ id: `msg-${i}`, timestamp: new Date(), attempts: m.attempts ?? 1, body: m.body })),

@@ -1,5 +1,6 @@
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { RESEND_LIMIT, RESEND_WINDOW_SECONDS } from "../../../src/notifications/redelivery";
 import { call, json, signIn } from "../../support/api";
 import { createApplication } from "../../support/factories";
 import { type NotificationView, notificationsOf } from "../../support/notifications";
@@ -61,5 +62,39 @@ describe("POST …/notifications/{eventId}/resend", () => {
     await deliver("FAILED");
     expect((await call("POST", resend, { token })).status).toBe(202);
     expect(send).toHaveBeenCalledTimes(2);
+  });
+
+  it(`allows ${RESEND_LIMIT} resends per partner in ${RESEND_WINDOW_SECONDS} s: the next answers 429 with Retry-After and sends nothing; another partner is not held`, async () => {
+    const { token } = await signIn();
+    const app = await createApplication(token);
+    const [event] = (await json<{ data: NotificationView[] }>(await call("GET", notificationsOf(app.id), { token })))
+      .data;
+    const resend = `${notificationsOf(app.id)}/${event!.eventId}/resend`;
+    const send = vi.spyOn(env.NOTIFICATIONS, "send").mockResolvedValue(undefined as never);
+    for (let i = 0; i < RESEND_LIMIT; i++) expect((await call("POST", resend, { token })).status).toBe(202);
+
+    const refused = await call("POST", resend, { token });
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get("Retry-After"))).toBeGreaterThan(0);
+    expect(Number(refused.headers.get("Retry-After"))).toBeLessThanOrEqual(RESEND_WINDOW_SECONDS);
+    expect(await json(refused)).toMatchObject({
+      error: "rate_limit_exceeded",
+      error_description: `at most ${RESEND_LIMIT} resends in ${RESEND_WINDOW_SECONDS} seconds; retry after Retry-After seconds, or replay many events at once`,
+    });
+    expect(send).toHaveBeenCalledTimes(RESEND_LIMIT);
+    // Probing unknown events counts too.
+    expect((await call("POST", `${notificationsOf(app.id)}/01J0000000000000000000000Z/resend`, { token })).status).toBe(
+      429,
+    );
+
+    const other = await signIn();
+    const theirs = await createApplication(other.token);
+    const [theirEvent] = (
+      await json<{ data: NotificationView[] }>(await call("GET", notificationsOf(theirs.id), { token: other.token }))
+    ).data;
+    const res = await call("POST", `${notificationsOf(theirs.id)}/${theirEvent!.eventId}/resend`, {
+      token: other.token,
+    });
+    expect(res.status).toBe(202);
   });
 });
