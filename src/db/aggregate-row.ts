@@ -1,5 +1,7 @@
 /** The application aggregate from the one row that reads it with its lines and documents (src/db/application-reads.ts, the list's pages). */
-import type { ApplicationPageRow, PresentedAggregate } from "./applications";
+import type { FinancingType } from "../domain/partner-terms";
+import type { Aggregate, ApplicationPageRow, PresentedAggregate } from "./applications";
+import { type TermsRow, termsOf } from "./partner-terms";
 
 /** A row of one statement (the application with its lines and documents as JSON subqueries) → the aggregate. */
 export function aggregateFromRow<A extends PresentedAggregate>({
@@ -16,3 +18,34 @@ export function aggregateFromRow<A extends PresentedAggregate>({
 
 /** A list page's row → what presenting it needs. */
 export const aggregateOf = (row: ApplicationPageRow) => aggregateFromRow<PresentedAggregate>(row);
+
+/** A write's row (the whole application, its shipments and its partner's terms beside) → the aggregate a plan reads. */
+export function aggregateToWrite({
+  shipments,
+  partner,
+  ...row
+}: object & {
+  lines: unknown;
+  documents: unknown;
+  shipments: { id: string; lineIds: string[] }[];
+  partner: TermsRow;
+}): Aggregate {
+  const aggregate = aggregateFromRow<Omit<Aggregate, "settlement"> & PresentedAggregate>(row);
+  const app = aggregate.application;
+  return {
+    ...aggregate,
+    settlement: {
+      application: {
+        id: app.id,
+        partnerId: app.partnerId,
+        type: app.type as FinancingType,
+        currency: app.currency,
+        orderNumber: app.orderNumber,
+        variableSymbols: app.variableSymbols === "" ? [] : app.variableSymbols.split(","),
+      },
+      deliveryCarrier: app.orderDetails.deliveryCarrier ?? null,
+      terms: termsOf(partner),
+      shipments,
+    },
+  };
+}

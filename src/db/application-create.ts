@@ -91,7 +91,7 @@ async function insertApplication(
   try {
     await client.batch([
       insertRows(client, "applications", [application]),
-      ...chunks(rows).map((chunk) => insertRows(client, "orderLines", chunk)),
+      ...chunks("orderLines", rows).map((chunk) => insertRows(client, "orderLines", chunk)),
       insertRows(client, "events", [eventRow(application, event)]),
       countUsage(client, application.partnerId, bytes, quota),
     ]);

@@ -4,14 +4,14 @@
  * read use the same statements.
  */
 import { STATEMENTS } from "../../generated/statements";
-import { aggregateFromRow } from "./aggregate-row";
-import type { Aggregate, PresentedAggregate } from "./applications";
+import { aggregateFromRow, aggregateToWrite } from "./aggregate-row";
+import type { PresentedAggregate } from "./applications";
 import { readFirst } from "./precompiled";
 
-/** The application with its lines and documents in one statement, to write; null when absent or another partner's. */
+/** The application as a write reads it, in one statement; null when absent or another partner's. */
 export async function loadAggregate(client: D1Database, partnerId: string, applicationId: string) {
   const found = await readFirst(client, STATEMENTS.applicationAggregate, { applicationId, partnerId });
-  return found ? aggregateFromRow<Aggregate>(found) : null;
+  return found ? aggregateToWrite(found) : null;
 }
 
 /** What presenting the application needs, in one statement; null when absent or another partner's. */

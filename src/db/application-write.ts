@@ -8,14 +8,13 @@
  */
 import type { Line } from "../domain/order-lines";
 import { applyPlan, type EventRecord, type Plan } from "../domain/plan";
+import type { Shipment } from "../domain/shipments";
 import type { Aggregate } from "./applications";
-import type { OrderLineRow } from "./schema";
+import type { OrderLineRow, ShipmentRow } from "./schema";
+import type { WriteTableName } from "./statements";
 import { countUsage, rowBytes } from "./storage";
-import { commit } from "./write-batch";
+import { commit, WRITE_GUARD } from "./write-batch";
 import { columnCount, deleteWhere, insertRows, updateWhere, type WriteRows } from "./writes";
-
-/** The guard after the application's conditional update: its CHECK fails when that update matched nothing. */
-const WRITE_GUARD = "INSERT OR REPLACE INTO write_guard (id, ok) VALUES (1, changes())";
 
 /**
  * Writes the plan, or throws WriteConflict when another write changed the application first, or
@@ -57,6 +56,7 @@ function written(current: Aggregate, plan: Plan, at: number): Aggregate {
     lines: [...next.lines],
     // As reads present them: never the content.
     documents: next.documents.map(({ id, type, filename, description }) => ({ id, type, filename, description })),
+    settlement: next.settlement,
   };
 }
 
@@ -94,10 +94,17 @@ function planStatements(client: D1Database, current: Aggregate, plan: Plan, at: 
     const created = plan.lines.created.map((id) => lineRow(app.id, byId.get(id)!, at));
     statements.push(
       ...plan.lines.updated.map((id) => updateLine(client, byId.get(id)!, at)),
-      ...chunks(created).map((chunk) => insertRows(client, "orderLines", chunk)),
+      ...chunks("orderLines", created).map((chunk) => insertRows(client, "orderLines", chunk)),
     );
     added.push(...created);
   }
+  // The money the operation moves is written with it, or not at all (CONTRACT 6b). Not counted against
+  // the partner's storage: a full quota must never stop goods going out and being paid for, and what
+  // they add is bounded by the application's own content, which is counted.
+  if (plan.shipment) statements.push(insertRows(client, "shipments", [shipmentRow(app, plan.shipment)]));
+  statements.push(
+    ...chunks("settlementEntries", plan.entries ?? []).map((chunk) => insertRows(client, "settlementEntries", chunk)),
+  );
   const grown = added.reduce((sum: number, row) => sum + rowBytes(row), 0) - removed;
   if (grown !== 0) statements.push(countUsage(client, app.partnerId, grown, quota));
   return statements;
@@ -152,11 +159,23 @@ export function lineRow(applicationId: string, line: Line, at: number): OrderLin
   };
 }
 
-/** D1 binds at most 100 parameters per statement: new lines go in as few multi-row inserts as fit. */
-const LINES_PER_INSERT = Math.floor(100 / columnCount("orderLines"));
+/** The stored row of a shipment: the domain's, with its application and partner. */
+export function shipmentRow(application: { id: string; partnerId: string }, shipment: Shipment): ShipmentRow {
+  const { totalPrice, deliveryCarrier, ...rest } = shipment;
+  return {
+    ...rest,
+    applicationId: application.id,
+    partnerId: application.partnerId,
+    totalAmount: totalPrice.amount,
+    currency: totalPrice.currency,
+    deliveryCarrier: deliveryCarrier?.carrierId ?? null,
+  };
+}
 
-export function chunks<T>(rows: readonly T[]): T[][] {
+/** D1 binds at most 100 parameters per statement: new rows go in as few multi-row inserts as fit. */
+export function chunks<T>(table: WriteTableName, rows: readonly T[]): T[][] {
+  const perInsert = Math.floor(100 / columnCount(table));
   const out: T[][] = [];
-  for (let i = 0; i < rows.length; i += LINES_PER_INSERT) out.push(rows.slice(i, i + LINES_PER_INSERT));
+  for (let i = 0; i < rows.length; i += perInsert) out.push(rows.slice(i, i + perInsert));
   return out;
 }

@@ -6,15 +6,19 @@ import { and, asc, desc, eq, gt, inArray, isNotNull, lte, or, type SQL, sql } fr
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { ApplicationState, StateReason } from "../domain/application-state";
 import type { Line } from "../domain/order-lines";
-import { aggregateFromRow } from "./aggregate-row";
+import type { SettlementFacts } from "../domain/plan";
+import { aggregateToWrite } from "./aggregate-row";
 import type { Database } from "./client";
 import { preparedRelational } from "./compiler";
+import { TERMS_COLUMNS } from "./partner-terms";
 import { type ApplicationRow, applications, applicationVariableSymbols, partners } from "./schema";
 
 export interface Aggregate {
   application: ApplicationRow & { state: ApplicationState; stateReason: StateReason };
   lines: Line[];
   documents: { id: string; type: string; filename: string; description: string | null }[];
+  /** What the operation's settlement entries need (src/domain/plan.ts), read with the rest. */
+  settlement: SettlementFacts;
 }
 
 /**
@@ -44,7 +48,7 @@ const PRESENTED = {
 } as const satisfies Partial<Record<keyof ApplicationRow, true>>;
 
 /** The aggregate as reads that present it load it: the application's presented columns only. */
-export interface PresentedAggregate extends Omit<Aggregate, "application"> {
+export interface PresentedAggregate extends Omit<Aggregate, "application" | "settlement"> {
   application: Pick<Aggregate["application"], keyof typeof PRESENTED>;
 }
 
@@ -63,10 +67,19 @@ const LINES_AND_DOCUMENTS = {
   },
 } satisfies NonNullable<Parameters<Database["query"]["applications"]["findFirst"]>[0]>["with"];
 
+/**
+ * What a write reads besides: the application's shipments (which lines each took out) and its partner's
+ * terms in force, from which the operation's settlement entries follow (CONTRACT 6b).
+ */
+const TO_WRITE = {
+  ...LINES_AND_DOCUMENTS,
+  shipments: { columns: { id: true, lineIds: true }, orderBy: (s, { asc }) => [asc(s.id)] },
+  partner: { columns: TERMS_COLUMNS },
+} satisfies NonNullable<Parameters<Database["query"]["applications"]["findFirst"]>[0]>["with"];
+
 const byIdAndPartner = {
   where: (a, { and, eq }) =>
     and(eq(a.id, sql.placeholder("applicationId")), eq(a.partnerId, sql.placeholder("partnerId"))),
-  with: LINES_AND_DOCUMENTS,
 } satisfies Parameters<Database["query"]["applications"]["findFirst"]>[0];
 
 /**
@@ -75,10 +88,11 @@ const byIdAndPartner = {
  * page's cold path loads neither Drizzle nor this module.
  */
 export const applicationReads = {
-  /** The whole row with its lines and documents: what a write plans on. */
-  aggregate: (db: Database) => db.query.applications.findFirst(byIdAndPartner),
+  /** The whole row with its lines, documents, shipments and terms: what a write plans on. */
+  aggregate: (db: Database) => db.query.applications.findFirst({ ...byIdAndPartner, with: TO_WRITE }),
   /** What presenting it needs (PRESENTED), with its lines and documents. */
-  presented: (db: Database) => db.query.applications.findFirst({ ...byIdAndPartner, columns: PRESENTED }),
+  presented: (db: Database) =>
+    db.query.applications.findFirst({ ...byIdAndPartner, columns: PRESENTED, with: LINES_AND_DOCUMENTS }),
   /** The partner's application holding a duplicate fingerprint (create's rare collision); run as `.get()`. */
   fingerprintHolder: (db: Database) =>
     db
@@ -181,14 +195,11 @@ export function dueQuery(db: Database, at: number, cursor: DueCursor | null, lim
     .limit(limit);
 }
 
-/** Several applications with their lines and documents, to write (the sweep's), in one statement. */
+/** Several applications as a write reads them (the sweep's), in one statement. */
 export async function loadAggregates(db: Database, ids: readonly string[]): Promise<Aggregate[]> {
   if (ids.length === 0) return [];
-  const rows = await db.query.applications.findMany({
-    where: (a) => inArray(a.id, [...ids]),
-    with: LINES_AND_DOCUMENTS,
-  });
-  return rows.map((row) => aggregateFromRow<Aggregate>(row));
+  const rows = await db.query.applications.findMany({ where: (a) => inArray(a.id, [...ids]), with: TO_WRITE });
+  return rows.map(aggregateToWrite);
 }
 
 /**

@@ -19,6 +19,10 @@ import {
 } from "drizzle-orm/sqlite-core";
 import type { MerchantUrls, OrderDetails } from "../domain/application-operations";
 import type { Offer } from "../domain/offer";
+import type { SettlesOn } from "../domain/partner-terms";
+import type { PayoutStatus } from "../domain/payouts";
+import type { EntryType } from "../domain/settlement-entries";
+import type { ShipmentItem, Tracking } from "../domain/shipments";
 
 const createdAt = () => integer("created_at").notNull();
 
@@ -45,6 +49,17 @@ export const partners = sqliteTable(
     storedBytes: integer("stored_bytes").notNull().default(0),
     /** The partner's own storage quota in bytes; null: STORAGE_QUOTA_BYTES applies. An operator sets it. */
     storageQuotaBytes: integer("storage_quota_bytes"),
+    /**
+     * The agreement on settlement (CONTRACT 6b, src/domain/partner-terms.ts): when sales become payable,
+     * the fee per financing type in basis points and the VAT on it in whole percent. An operator sets
+     * them (`npm run partner:terms`); each operation's entries take the terms in force when it runs.
+     */
+    settlesOn: text("settles_on").$type<SettlesOn>().notNull().default("SENT"),
+    feeBasisPointsDeferredPayment: integer("fee_bp_deferred_payment").notNull().default(250),
+    feeBasisPointsPayInThree: integer("fee_bp_pay_in_three").notNull().default(350),
+    feeVatRate: integer("fee_vat_rate").notNull().default(21),
+    /** The last cutoff whose payouts were closed for the partner (src/settlement/payouts.ts): each is visited once a cutoff. */
+    payoutsClosedUntil: integer("payouts_closed_until").notNull().default(0),
     /**
      * Set by the UPDATE that counts a write's growth: 1 when the growth stays within the quota. Its CHECK
      * fails the write's whole batch otherwise (src/db/storage.ts); a stored row always holds 1.
@@ -247,6 +262,125 @@ export const refunds = sqliteTable(
   (t) => [index("refunds_application_idx").on(t.applicationId, t.id)],
 );
 
+/**
+ * What one send (or a deliver of goods not sent before) took out (CONTRACT 6b, src/domain/shipments.ts),
+ * written in its operation's batch; only its tracking changes later (at most MAX_TRACKING entries).
+ */
+export const shipments = sqliteTable(
+  "shipments",
+  {
+    id: text("id").primaryKey(),
+    applicationId: text("application_id")
+      .notNull()
+      .references(() => applications.id),
+    partnerId: text("partner_id").notNull(),
+    reference: text("reference"),
+    items: text("items", { mode: "json" }).$type<ShipmentItem[]>().notNull(),
+    totalAmount: integer("total_amount").notNull(),
+    currency: text("currency").notNull(),
+    sentDate: text("sent_date").notNull(),
+    deliveryCarrier: text("delivery_carrier"),
+    tracking: text("tracking", { mode: "json" }).$type<Tracking[]>().notNull(),
+    /** The order lines it took out: settlement names a sale's shipment by them. Never shown. */
+    lineIds: text("line_ids", { mode: "json" }).$type<string[]>().notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index("shipments_application_idx").on(t.applicationId, t.id)],
+);
+
+/**
+ * The settlement ledger (CONTRACT 6b, src/domain/settlement-entries.ts): what each operation owes the
+ * partner, written in the operation's own batch. Append-only: the one column ever updated is
+ * `payout_id`, set when a payout takes the entry and cleared when that payout FAILED. Open (in no
+ * payout yet) is exactly `payout_id IS NULL`, which the closing and the balance read through their
+ * partial index.
+ */
+export const settlementEntries = sqliteTable(
+  "settlement_entries",
+  {
+    id: text("id").primaryKey(),
+    partnerId: text("partner_id").notNull(),
+    type: text("type").$type<EntryType>().notNull(),
+    amount: integer("amount").notNull(),
+    currency: text("currency").notNull(),
+    applicationId: text("application_id")
+      .notNull()
+      .references(() => applications.id),
+    orderNumber: text("order_number").notNull(),
+    variableSymbols: text("variable_symbols", { mode: "json" }).$type<string[]>().notNull(),
+    lineId: text("line_id"),
+    shipmentId: text("shipment_id"),
+    refundId: text("refund_id"),
+    createdAt: createdAt(),
+    payoutId: text("payout_id"),
+  },
+  (t) => [
+    // The balance and a closing's sums, per partner and currency; whom a closing visits, by creation.
+    index("settlement_entries_open_idx").on(t.partnerId, t.currency, t.createdAt).where(sql`${t.payoutId} IS NULL`),
+    index("settlement_entries_open_created_idx")
+      .on(t.createdAt, t.partnerId, t.currency)
+      .where(sql`${t.payoutId} IS NULL`),
+    index("settlement_entries_payout_idx").on(t.payoutId, t.id).where(sql`${t.payoutId} IS NOT NULL`),
+    index("settlement_entries_application_idx").on(t.applicationId, t.id),
+  ],
+);
+
+/**
+ * A partner's bank transfer (CONTRACT 6b, src/domain/payouts.ts): its totals are what it took when it
+ * closed and never change; only its status moves, once, from PENDING to PAID or FAILED.
+ */
+export const payouts = sqliteTable(
+  "payouts",
+  {
+    id: text("id").primaryKey(),
+    partnerId: text("partner_id")
+      .notNull()
+      .references(() => partners.id),
+    /** The variable symbol of the bank transfer: unique, so a statement line names one payout. */
+    reference: text("reference").notNull().unique(),
+    currency: text("currency").notNull(),
+    periodEnd: integer("period_end").notNull(),
+    status: text("status").$type<PayoutStatus>().notNull(),
+    sales: integer("sales").notNull(),
+    refunds: integer("refunds").notNull(),
+    fees: integer("fees").notNull(),
+    feeVat: integer("fee_vat").notNull(),
+    net: integer("net").notNull(),
+    entries: integer("entries").notNull(),
+    createdAt: createdAt(),
+    paidAt: integer("paid_at"),
+    /**
+     * When every application a PAID payout pays had been told (READY_PAID, src/settlement/paid.ts): until
+     * then the cron keeps moving them, a page a run.
+     */
+    applicationsToldAt: integer("applications_told_at"),
+  },
+  (t) => [
+    // The partner's payouts list, by id or by createdAt.
+    index("payouts_partner_id_idx").on(t.partnerId, t.id),
+    index("payouts_partner_created_idx").on(t.partnerId, t.createdAt, t.id),
+    index("payouts_telling_idx").on(t.paidAt).where(sql`${t.status} = 'PAID' AND ${t.applicationsToldAt} IS NULL`),
+    check("payouts_net_positive", sql`${t.net} > 0`),
+  ],
+);
+
+/**
+ * What each payout took when it closed, kept apart and append-only: an entry of a FAILED payout is
+ * open again (its `payout_id` cleared), and its payout still reports it.
+ */
+export const payoutEntries = sqliteTable(
+  "payout_entries",
+  {
+    payoutId: text("payout_id")
+      .notNull()
+      .references(() => payouts.id),
+    entryId: text("entry_id")
+      .notNull()
+      .references(() => settlementEntries.id),
+  },
+  (t) => [primaryKey({ columns: [t.payoutId, t.entryId] })],
+);
+
 /** Outbox: one row per change of state or state reason, written in the same batch as the change. */
 export const events = sqliteTable(
   "events",
@@ -388,9 +522,14 @@ export const idempotencyKeys = sqliteTable(
  * Relations for Drizzle's relational queries: the application aggregate (application, lines,
  * documents) is read in ONE statement, with the children as JSON subqueries.
  */
-export const applicationRelations = relations(applications, ({ many }) => ({
+export const applicationRelations = relations(applications, ({ one, many }) => ({
   lines: many(orderLines),
   documents: many(documents),
+  shipments: many(shipments),
+  partner: one(partners, { fields: [applications.partnerId], references: [partners.id] }),
+}));
+export const shipmentRelations = relations(shipments, ({ one }) => ({
+  application: one(applications, { fields: [shipments.applicationId], references: [applications.id] }),
 }));
 export const orderLineRelations = relations(orderLines, ({ one }) => ({
   application: one(applications, { fields: [orderLines.applicationId], references: [applications.id] }),
@@ -404,6 +543,9 @@ export type ApplicationRow = typeof applications.$inferSelect;
 export type OrderLineRow = typeof orderLines.$inferSelect;
 export type EventRow = typeof events.$inferSelect;
 export type RefundRow = typeof refunds.$inferSelect;
+export type ShipmentRow = typeof shipments.$inferSelect;
+export type SettlementEntryRow = typeof settlementEntries.$inferSelect;
+export type PayoutRow = typeof payouts.$inferSelect;
 
 /**
  * D1 has no interactive transactions, only atomic batches. A write batch starts with a conditional

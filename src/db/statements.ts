@@ -7,7 +7,7 @@
 import { applicationReads } from "./applications";
 import type { Database } from "./client";
 import { eventReads } from "./events";
-import { applications, documents, events, orderLines, refunds } from "./schema";
+import { applications, documents, events, orderLines, refunds, settlementEntries, shipments } from "./schema";
 
 /** Each statement built ahead of time: the Drizzle query it stands for, run as one row (`first`) or all. */
 export const STATEMENT_QUERIES = {
@@ -25,6 +25,14 @@ export const STATEMENT_QUERIES = {
 export type StatementName = keyof typeof STATEMENT_QUERIES;
 
 /** The tables an application's writes insert into, update and delete from (src/db/writes.ts). */
-export const WRITE_TABLES_OF = { applications, orderLines, events, refunds, documents } as const;
+export const WRITE_TABLES_OF = {
+  applications,
+  orderLines,
+  events,
+  refunds,
+  documents,
+  shipments,
+  settlementEntries,
+} as const;
 
 export type WriteTableName = keyof typeof WRITE_TABLES_OF;

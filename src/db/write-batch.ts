@@ -4,6 +4,9 @@
  */
 import { QUOTA_CHECK, StorageQuotaExceeded } from "./storage";
 
+/** The guard after a conditional update: its CHECK fails the batch when that update matched nothing. */
+export const WRITE_GUARD = "INSERT OR REPLACE INTO write_guard (id, ok) VALUES (1, changes())";
+
 /** Raised when another request changed the application between our read and our write. */
 export class WriteConflict extends Error {}
 

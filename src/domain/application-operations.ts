@@ -359,6 +359,16 @@ export function planDue(current: Current, ctx: PlanContext): Result<Plan> {
 }
 
 /**
+ * A payout holding the application's sales was paid (CONTRACT 6b): a READY application says so with
+ * READY_PAID, once (stateAfterLines keeps it). Anything else has nothing to tell.
+ */
+export function planPaid(current: Current, ctx: PlanContext): Result<Plan> {
+  const app = current.application;
+  if (app.state !== "READY" || app.stateReason === "READY_PAID") return refused(NOTHING_DUE);
+  return finish(current, { next: { state: "READY", stateReason: "READY_PAID" } }, ctx);
+}
+
+/**
  * The authorization of goods not yet sent, extended (CONTRACT 6a): `expiresAt` becomes now +
  * AUTHORIZATION_TTL_DAYS, never later than AUTHORIZATION_MAX_DAYS after the approval, and the reminder
  * is due again before the new deadline. Refused when the application is not READY

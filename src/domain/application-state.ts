@@ -11,6 +11,8 @@ export const STATE_REASONS = [
   "READY_TO_SHIP",
   "READY_SHIPPED",
   "READY_DELIVERED",
+  /** A payout holding the application's sales was paid (CONTRACT 6b); it stays while the application is READY. */
+  "READY_PAID",
   "REJECTED",
   "CANCELLED_NOT_PAID",
   "CANCELLED_RETURNED",
@@ -122,7 +124,8 @@ export interface StateAndReason {
  * - PROCESSING: all lines CANCELLED → CANCELLED/CANCELLED_NOT_PAID; otherwise unchanged.
  * - READY: all lines CANCELLED → CANCELLED/CANCELLED_NOT_PAID; order RETURNED (deriveOrderState) →
  *   CANCELLED/CANCELLED_RETURNED; every line that is neither CANCELLED nor RETURNED is DELIVERED →
- *   READY_DELIVERED; any line SENT, DELIVERED or RETURNED → READY_SHIPPED; otherwise READY_TO_SHIP.
+ *   READY_DELIVERED; any line SENT, DELIVERED or RETURNED → READY_SHIPPED; otherwise READY_TO_SHIP;
+ *   but READY_PAID stays while the application stays READY: the partner was paid, and that is told once.
  * - REJECTED, CANCELLED: unchanged.
  */
 export function stateAfterLines(current: StateAndReason, lineStates: readonly LineState[]): StateAndReason {
@@ -131,6 +134,7 @@ export function stateAfterLines(current: StateAndReason, lineStates: readonly Li
   if (order === "CANCELLED") return { state: "CANCELLED", stateReason: "CANCELLED_NOT_PAID" };
   if (current.state === "PROCESSING") return current;
   if (order === "RETURNED") return { state: "CANCELLED", stateReason: "CANCELLED_RETURNED" };
+  if (current.stateReason === "READY_PAID") return current;
   if (order === "DELIVERED") return { state: "READY", stateReason: "READY_DELIVERED" };
   return { state: "READY", stateReason: lineStates.some(isOut) ? "READY_SHIPPED" : "READY_TO_SHIP" };
 }

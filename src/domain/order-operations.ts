@@ -33,6 +33,8 @@ export interface SendRequest {
   /** Omitted: today. */
   sentDate?: string | undefined;
   deliveryTrackingNumber?: string | undefined;
+  /** The partner's own reference of the shipment (an invoice number, say). */
+  reference?: string | undefined;
 }
 
 export interface DeliverRequest {
@@ -42,7 +44,9 @@ export interface DeliverRequest {
   deliveryDate?: string | undefined;
   /** The sent date of lines delivered without being sent first; defaults to `deliveryDate`. */
   sentDate?: string | undefined;
+  /** The tracking number and reference of the shipment of lines delivered without being sent first. */
   deliveryTrackingNumber?: string | undefined;
+  reference?: string | undefined;
 }
 
 export interface ReturnRequest {
@@ -186,9 +190,17 @@ export function planSend(current: Current, request: SendRequest, ctx: PlanContex
     applyToLines(current.lines, request.items, unsent, update, ctx.newId),
     problem("ORDER_ALREADY_SENT", "every item is already sent, delivered or cancelled", "items"),
   );
-  return lines.ok
-    ? finish(current, { lines: lines.value, movement: { shipped: true, attribute: "items" } }, ctx)
-    : lines;
+  if (!lines.ok) return lines;
+  const { reference, deliveryTrackingNumber } = request;
+  return finish(
+    current,
+    {
+      lines: lines.value,
+      movement: { shipped: true, attribute: "items" },
+      shipping: { reference, deliveryTrackingNumber },
+    },
+    ctx,
+  );
 }
 
 export function planDeliver(current: Current, request: DeliverRequest, ctx: PlanContext): Result<Plan> {
@@ -213,7 +225,15 @@ export function planDeliver(current: Current, request: DeliverRequest, ctx: Plan
   if (lapse) return refused(lapse);
   const sentDate = request.sentDate ?? deliveryDate;
   const lines = change.value.lines.map((l) => (touched.has(l.id) && l.sentDate === null ? { ...l, sentDate } : l));
-  return finish(current, { lines: { ...change.value, lines }, movement: { shipped: true, attribute: "items" } }, ctx);
+  return finish(
+    current,
+    {
+      lines: { ...change.value, lines },
+      movement: { shipped: true, attribute: "items" },
+      shipping: { reference: request.reference, deliveryTrackingNumber: request.deliveryTrackingNumber },
+    },
+    ctx,
+  );
 }
 
 /**

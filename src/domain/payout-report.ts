@@ -17,19 +17,26 @@ export const REPORT_COLUMNS = [
   "orderNumber",
   "variableSymbols",
   "shipmentId",
+  "shipmentReference",
   "refundId",
 ] as const;
 
 export type ReportRow = Record<(typeof REPORT_COLUMNS)[number], string | number>;
 
+/** An entry as its report reads it, with the partner's own reference of the shipment it went out in. */
+export type ReportEntry = Omit<SettlementEntry, "partnerId" | "lineId" | "payoutId"> & {
+  shipmentReference?: string | null;
+};
+
 /**
  * The rows of `entries`, those the payout took. Every row carries the payout's reference, so rows of
  * several reports put together still say which transfer paid them; an entry's variable symbols are
- * separated by spaces, and what an entry has not (a sale's refund) is empty.
+ * separated by spaces, and what an entry has not (a sale's refund) is empty. The shipment's reference is
+ * the partner's own (its invoice number): what its books know the sale by.
  */
 export function payoutReportRows(
   payout: Pick<Payout, "reference">,
-  entries: readonly SettlementEntry[],
+  entries: readonly ReportEntry[],
   formatTime: (ms: number) => string,
 ): ReportRow[] {
   return [...entries]
@@ -45,6 +52,7 @@ export function payoutReportRows(
       orderNumber: e.orderNumber,
       variableSymbols: e.variableSymbols.join(" "),
       shipmentId: e.shipmentId ?? "",
+      shipmentReference: e.shipmentReference ?? "",
       refundId: e.refundId ?? "",
     }));
 }

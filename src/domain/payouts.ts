@@ -68,8 +68,7 @@ export interface PayoutRequest {
 
 /**
  * The payout of every open entry of the partner and currency created before `periodEnd`, and the ids of
- * the entries it takes; or NOTHING_TO_PAY when they add up to zero or less (refunds and fees beyond the
- * sales), and then they wait, with what comes later, for a payout that pays something.
+ * the entries it takes; or NOTHING_TO_PAY when they add up to zero or less (`planClosing`).
  */
 export function planPayout(
   entries: readonly SettlementEntry[],
@@ -83,29 +82,40 @@ export function planPayout(
       e.currency === request.currency &&
       e.createdAt < request.periodEnd,
   );
-  const totals = totalsOf(taken);
+  const payout = planClosing({ totals: totalsOf(taken), count: taken.length }, request, ctx);
+  return payout.ok ? ok({ payout: payout.value, entryIds: taken.map((e) => e.id) }) : payout;
+}
+
+/**
+ * The payout of open entries that add up to `open` (their totals and how many: what the database sums
+ * without reading them one by one), or NOTHING_TO_PAY when they add up to zero or less (refunds and
+ * fees beyond the sales), and then they wait, with what comes later, for a payout that pays something.
+ */
+export function planClosing(
+  open: { totals: Totals; count: number },
+  request: PayoutRequest,
+  ctx: { at: number; newId: () => string },
+): Result<Payout> {
+  const { totals, count } = open;
   if (totals.net <= 0) {
     return refused(
       problem(
         "NOTHING_TO_PAY",
-        `the ${taken.length} open entries in ${request.currency} add up to ${totals.net}: they wait for the next payout`,
+        `the ${count} open entries in ${request.currency} add up to ${totals.net}: they wait for the next payout`,
       ),
     );
   }
   return ok({
-    payout: {
-      id: ctx.newId(),
-      partnerId: request.partnerId,
-      reference: request.reference,
-      currency: request.currency,
-      periodEnd: request.periodEnd,
-      status: "PENDING",
-      totals,
-      entries: taken.length,
-      createdAt: ctx.at,
-      paidAt: null,
-    },
-    entryIds: taken.map((e) => e.id),
+    id: ctx.newId(),
+    partnerId: request.partnerId,
+    reference: request.reference,
+    currency: request.currency,
+    periodEnd: request.periodEnd,
+    status: "PENDING",
+    totals,
+    entries: count,
+    createdAt: ctx.at,
+    paidAt: null,
   });
 }
 

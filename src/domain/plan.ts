@@ -20,7 +20,10 @@ import { authorization, type DeadlinePolicy, type Deadlines, hasUnsentGoods, nex
 import { approve, ledgerOf, type Movement, move, wentOutAmount } from "./ledger";
 import type { Offer } from "./offer";
 import { financedAmount, type Line, type LinesChange, wentOut } from "./order-lines";
+import type { PartnerTerms } from "./partner-terms";
 import { ok, type Problem, problem, type Result, refused } from "./result";
+import { type SettledApplication, type SettlementEntry, settlementEntries } from "./settlement-entries";
+import { type Shipment, sentBy, shipmentOf } from "./shipments";
 
 /** The application as the rules see it. */
 export interface ApplicationFacts {
@@ -49,11 +52,23 @@ export interface ApplicationFacts {
   contentBytes: number;
 }
 
+/**
+ * What settling an application's money needs (CONTRACT 6b): whose sales they are and of what order, the
+ * partner's terms in force, and the shipments its lines went out in so far.
+ */
+export interface SettlementFacts {
+  application: SettledApplication;
+  deliveryCarrier: { carrierId: string } | null;
+  terms: PartnerTerms;
+  shipments: readonly Pick<Shipment, "id" | "lineIds">[];
+}
+
 export interface Current {
   application: ApplicationFacts;
   lines: readonly Line[];
   /** The documents kept with the order (only how many matters to the rules). */
   documents: readonly unknown[];
+  settlement: SettlementFacts;
 }
 
 /**
@@ -148,6 +163,10 @@ export interface Plan {
   document?: DocumentRecord;
   /** One for every change of state or state reason (CONTRACT 6). */
   event?: EventRecord;
+  /** Every send is a shipment, and so is a delivery of goods not sent before (CONTRACT 6b). */
+  shipment?: Shipment;
+  /** What the operation owes the partner, written with it (settlement-entries.ts); none when nothing moves. */
+  entries?: SettlementEntry[];
 }
 
 /** What an operation did, before the ledger and the state machine settle the rest. */
@@ -166,6 +185,8 @@ export interface Outcome {
   deadlines?: Partial<Deadlines>;
   /** An event although neither state nor reason changes (a reminder). */
   event?: EventType;
+  /** The operation sends goods: their shipment's reference and first tracking number, as the partner gave them. */
+  shipping?: { reference?: string | undefined; deliveryTrackingNumber?: string | undefined };
   fields?: Pick<
     ApplicationUpdate,
     | "decisionReasons"
@@ -278,6 +299,30 @@ export function finish(current: Current, outcome: Outcome, ctx: PlanContext): Re
   const sequence = app.eventSequence + (eventType ? 1 : 0);
   const deadlines = deadlinesAfter(app, next, lines, outcome, ctx);
   const refund = outcome.movement?.refund ?? 0;
+  const refundRecord: RefundRecord | undefined =
+    outcome.refund && refund > 0
+      ? { id: ctx.newId(), ...outcome.refund, amount: refund, currency: app.currency, createdAt: ctx.at }
+      : undefined;
+  const { settlement } = current;
+  const shipment = outcome.shipping
+    ? shipmentOf(
+        sentBy(current.lines, lines),
+        outcome.shipping,
+        { currency: app.currency, deliveryCarrier: settlement.deliveryCarrier },
+        ctx,
+      )
+    : undefined;
+  const entries = settlementEntries(
+    settlement.application,
+    {
+      before: current.lines,
+      after: lines,
+      refund: refundRecord,
+      shipments: shipment ? [...settlement.shipments, shipment] : settlement.shipments,
+    },
+    settlement.terms,
+    ctx,
+  );
   return ok({
     application: {
       ...outcome.fields,
@@ -292,17 +337,9 @@ export function finish(current: Current, outcome: Outcome, ctx: PlanContext): Re
       nextDueAt: nextDue(deadlines),
     },
     ...(outcome.lines ? { lines: outcome.lines } : {}),
-    ...(outcome.refund && refund > 0
-      ? {
-          refund: {
-            id: ctx.newId(),
-            ...outcome.refund,
-            amount: refund,
-            currency: app.currency,
-            createdAt: ctx.at,
-          },
-        }
-      : {}),
+    ...(refundRecord ? { refund: refundRecord } : {}),
+    ...(shipment ? { shipment } : {}),
+    ...(entries.length > 0 ? { entries } : {}),
     ...(outcome.document ? { document: { id: ctx.newId(), ...outcome.document, createdAt: ctx.at } } : {}),
     ...(eventType
       ? {
@@ -320,14 +357,21 @@ export function finish(current: Current, outcome: Outcome, ctx: PlanContext): Re
   });
 }
 
-/** The application, its lines and documents as the plan leaves them (written, so one version on). */
+/** The application, its lines, documents and shipments as the plan leaves them (written, so one version on). */
 export function applyPlan<A extends ApplicationFacts, L extends Line, D>(
-  current: { application: A; lines: readonly L[]; documents: readonly D[] },
+  current: { application: A; lines: readonly L[]; documents: readonly D[]; settlement: SettlementFacts },
   plan: Plan,
-): { application: A & ApplicationUpdate; lines: readonly (L | Line)[]; documents: readonly (D | DocumentRecord)[] } {
+): {
+  application: A & ApplicationUpdate;
+  lines: readonly (L | Line)[];
+  documents: readonly (D | DocumentRecord)[];
+  settlement: SettlementFacts;
+} {
+  const { settlement } = current;
   return {
     application: { ...current.application, ...plan.application, version: current.application.version + 1 },
     lines: plan.lines?.lines ?? current.lines,
     documents: plan.document ? [...current.documents, plan.document] : current.documents,
+    settlement: plan.shipment ? { ...settlement, shipments: [...settlement.shipments, plan.shipment] } : settlement,
   };
 }

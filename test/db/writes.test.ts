@@ -6,7 +6,15 @@ import { describe, expect, it } from "vitest";
 import { WRITE_TABLES } from "../../generated/statements";
 import { database } from "../../src/db/client";
 import type { WriteColumn } from "../../src/db/rows";
-import { applications, documents, events, orderLines, refunds } from "../../src/db/schema";
+import {
+  applications,
+  documents,
+  events,
+  orderLines,
+  refunds,
+  settlementEntries,
+  shipments,
+} from "../../src/db/schema";
 import type { WriteTableName } from "../../src/db/statements";
 import { deleteWhere, insertRows, updateWhere } from "../../src/db/writes";
 import { newId } from "../../src/ids";
@@ -153,7 +161,15 @@ describe("updateWhere", () => {
 });
 
 /** The schema's table of each name the writes know. */
-const TABLES: Record<WriteTableName, SQLiteTable> = { applications, orderLines, events, refunds, documents };
+const TABLES: Record<WriteTableName, SQLiteTable> = {
+  applications,
+  orderLines,
+  events,
+  refunds,
+  documents,
+  shipments,
+  settlementEntries,
+};
 
 /** The SQL and values a statement was prepared and bound with, on the real binding. */
 function recording() {

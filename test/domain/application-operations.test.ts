@@ -7,6 +7,7 @@ import {
   planDue,
   planExpiry,
   planExtend,
+  planPaid,
 } from "../../src/domain/application-operations";
 import { offerToken } from "../../src/domain/offer";
 import { planChange, planRefund, planSend } from "../../src/domain/order-operations";
@@ -258,5 +259,19 @@ describe("the creation", () => {
       ["TOTAL_PRICE_MISMATCH", "order.totalPrice.amount"],
       ["INVALID_VALUE", "merchantUrls.notificationEndpoint"],
     ]);
+  });
+});
+
+describe("planPaid", () => {
+  it("tells a READY application once that a payout paid it (READY_PAID, one event), and nothing else", () => {
+    const ctx = context();
+    const ready = application([item("KB-01", 10_000)], "READY", ctx);
+    const paid = planPaid(ready, ctx);
+    if (!paid.ok) throw new Error("refused");
+    expect(paid.value.application).toMatchObject({ state: "READY", stateReason: "READY_PAID" });
+    expect(paid.value.event).toMatchObject({ stateReason: "READY_PAID", sequence: 2 });
+    expect(paid.value.entries).toBeUndefined();
+    expect(refusal(planPaid(applied(ready, paid), ctx))).toEqual(["NOTHING_DUE"]);
+    expect(refusal(planPaid(application([item("KB-01", 10_000)], "PROCESSING", ctx), ctx))).toEqual(["NOTHING_DUE"]);
   });
 });

@@ -67,6 +67,8 @@ const TABLE: [ApplicationState, StateReason, boolean, Expected[]][] = [
   ["READY", "READY_SHIPPED", true, [DECIDED, SENT, SENT, ok, ok, ok, ok, ok, ok]],
   ["READY", "READY_DELIVERED", false, [DECIDED, ok, ok, ok, ok, ok, ok, ok, ok]],
   ["READY", "READY_DELIVERED", true, [DECIDED, SENT, SENT, ok, ok, ok, ok, ok, ok]],
+  ["READY", "READY_PAID", false, [DECIDED, ok, ok, ok, ok, ok, ok, ok, ok]],
+  ["READY", "READY_PAID", true, [DECIDED, SENT, SENT, ok, ok, ok, ok, ok, ok]],
   ["REJECTED", "REJECTED", false, NONE(REJECTED)],
   ["REJECTED", "REJECTED", true, NONE(REJECTED)],
   ["CANCELLED", "CANCELLED_NOT_PAID", false, NONE(CANCELLED)],
@@ -79,7 +81,7 @@ const TABLE: [ApplicationState, StateReason, boolean, Expected[]][] = [
 
 const REASONS_OF: Record<ApplicationState, StateReason[]> = {
   PROCESSING: ["PROCESSING_REDIRECT_NEEDED", "PROCESSING_MANUAL_REVIEW"],
-  READY: ["READY_TO_SHIP", "READY_SHIPPED", "READY_DELIVERED"],
+  READY: ["READY_TO_SHIP", "READY_SHIPPED", "READY_DELIVERED", "READY_PAID"],
   REJECTED: ["REJECTED"],
   CANCELLED: ["CANCELLED_NOT_PAID", "CANCELLED_RETURNED", "CANCELLED_EXPIRED"],
 };
@@ -212,6 +214,20 @@ describe("stateAfterLines", () => {
       ["PROCESSING"],
       "READY",
       "READY_TO_SHIP",
+    ],
+    [
+      "READY_PAID stays paid when more goes out",
+      { state: "READY", stateReason: "READY_PAID" },
+      ["SENT", "DELIVERED"],
+      "READY",
+      "READY_PAID",
+    ],
+    [
+      "READY_PAID with every line returned is cancelled, returned",
+      { state: "READY", stateReason: "READY_PAID" },
+      ["RETURNED"],
+      "CANCELLED",
+      "CANCELLED_RETURNED",
     ],
   ];
 

@@ -28,7 +28,11 @@ describe("a payout's report rows", () => {
       shipmentId: null,
       refundId: "refund-1",
     };
-    const rows = payoutReportRows({ reference: "1000000008" }, [base, refund], (ms) => `t${ms}`);
+    const rows = payoutReportRows(
+      { reference: "1000000008" },
+      [{ ...base, shipmentReference: "FV-1" }, refund],
+      (ms) => `t${ms}`,
+    );
     expect(rows).toEqual([
       {
         payoutReference: "1000000008",
@@ -41,9 +45,17 @@ describe("a payout's report rows", () => {
         orderNumber: "2026-0001",
         variableSymbols: "2026001 77",
         shipmentId: "",
+        shipmentReference: "",
         refundId: "refund-1",
       },
-      expect.objectContaining({ entryId: "entry-2", type: "SALE", amount: 10_000, shipmentId: "ship-1", refundId: "" }),
+      expect.objectContaining({
+        entryId: "entry-2",
+        type: "SALE",
+        amount: 10_000,
+        shipmentId: "ship-1",
+        shipmentReference: "FV-1",
+        refundId: "",
+      }),
     ]);
     expect(Object.keys(rows[0]!)).toEqual([...REPORT_COLUMNS]);
   });

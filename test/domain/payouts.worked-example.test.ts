@@ -8,7 +8,6 @@ import { describe, expect, it } from "vitest";
 import { formatDate } from "../../src/clock";
 import type { OrderItem } from "../../src/domain/order-lines";
 import { planRefund, planReturn, planSend } from "../../src/domain/order-operations";
-import { DEFAULT_TERMS } from "../../src/domain/partner-terms";
 import { isPayoutReference } from "../../src/domain/payout-reference";
 import { paymentsOf, planPayout, planPayoutMark } from "../../src/domain/payouts";
 import type { Plan } from "../../src/domain/plan";
@@ -18,7 +17,7 @@ import type { Shipment } from "../../src/domain/shipments";
 import { payoutReportCsv } from "../../src/settlement/csv";
 import { lastCutoff } from "../../src/settlement/payout-cutoff";
 import { application, context } from "../support/domain";
-import { settle, settled } from "../support/settlement";
+import { settle, settledAs } from "../support/settlement";
 
 const PRAGUE = "Europe/Prague";
 const prague = (iso: string) => Date.parse(iso); // written with +01:00, Prague's winter offset
@@ -36,19 +35,21 @@ const item = (code: string, unit: number, quantity: number, type = "PHYSICAL"): 
 describe("the worked example: an order sent in two shipments, an item returned, a goodwill refund, one payout", () => {
   it("pays 25 042,00 Kč, which the report's rows add up to", () => {
     const ctx = context(prague("2026-11-20T09:00:00+01:00"));
-    let current = application(
-      [item("BIKE-29", 2_499_000, 1), item("HELMET", 129_000, 2), item("SHIPPING", 9_900, 1, "SHIPPING_FEE")],
-      "READY",
-      ctx,
+    let current = settledAs(
+      application(
+        [item("BIKE-29", 2_499_000, 1), item("HELMET", 129_000, 2), item("SHIPPING", 9_900, 1, "SHIPPING_FEE")],
+        "READY",
+        ctx,
+      ),
+      { application: { partnerId: "bikeshop", orderNumber: "2026-1187", variableSymbols: ["20261187"] } },
     );
-    const order = { ...settled(current, "bikeshop"), orderNumber: "2026-1187", variableSymbols: ["20261187"] };
     const shipments: Shipment[] = [];
     const entries: SettlementEntry[] = [];
-    const step = (at: string, plan: (at: number) => Result<Plan>, request = {}) => {
+    const step = (at: string, plan: (at: number) => Result<Plan>) => {
       ctx.at = prague(at);
       const result = plan(ctx.at);
       if (!result.ok) throw new Error(JSON.stringify(result.problems));
-      const done = settle(current, result.value, shipments, DEFAULT_TERMS, ctx, request, order);
+      const done = settle(current, result.value);
       current = done.current;
       if (done.shipment) shipments.push(done.shipment);
       entries.push(...done.entries);
@@ -56,10 +57,17 @@ describe("the worked example: an order sent in two shipments, an item returned, 
     };
 
     // 23 November: the bike and the shipping go out, invoice FV-2026-1187-1.
-    const first = step(
-      "2026-11-23T10:00:00+01:00",
-      () => planSend(current, { items: [{ code: "BIKE-29" }, { code: "SHIPPING" }], sentDate: "2026-11-23" }, ctx),
-      { reference: "FV-2026-1187-1", deliveryTrackingNumber: "DR1187A" },
+    const first = step("2026-11-23T10:00:00+01:00", () =>
+      planSend(
+        current,
+        {
+          items: [{ code: "BIKE-29" }, { code: "SHIPPING" }],
+          sentDate: "2026-11-23",
+          reference: "FV-2026-1187-1",
+          deliveryTrackingNumber: "DR1187A",
+        },
+        ctx,
+      ),
     );
     expect(first).toEqual([
       ["SALE", 2_499_000],
@@ -70,9 +78,9 @@ describe("the worked example: an order sent in two shipments, an item returned, 
       ["FEE_VAT", -52], // 0,5208
     ]);
     // 24 November: both helmets, invoice FV-2026-1187-2.
-    const second = step("2026-11-24T15:30:00+01:00", () => planSend(current, { sentDate: "2026-11-24" }, ctx), {
-      reference: "FV-2026-1187-2",
-    });
+    const second = step("2026-11-24T15:30:00+01:00", () =>
+      planSend(current, { sentDate: "2026-11-24", reference: "FV-2026-1187-2" }, ctx),
+    );
     expect(second).toEqual([
       ["SALE", 258_000],
       ["FEE", -6_450],

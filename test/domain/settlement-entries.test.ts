@@ -5,7 +5,7 @@ import type { Current } from "../../src/domain/plan";
 import { settlementEntries } from "../../src/domain/settlement-entries";
 import type { Shipment } from "../../src/domain/shipments";
 import { application, context, item } from "../support/domain";
-import { settle, settled } from "../support/settlement";
+import { settle, settledAs } from "../support/settlement";
 
 const SENT_DATE = "2026-11-23";
 const CZK = (amount: number) => ({ amount, currency: "CZK" });
@@ -26,7 +26,7 @@ describe("settlement entries", () => {
     const start = order(ctx);
     const plan = planSend(start, { items: [{ code: "KB-01" }], sentDate: SENT_DATE }, ctx);
     if (!plan.ok) throw new Error("refused");
-    const { current, shipment, entries } = settle(start, plan.value, [], DEFAULT_TERMS, ctx);
+    const { current, shipment, entries } = settle(start, plan.value);
     expect(read(current, entries)).toEqual([
       ["SALE", 10_000, "KB-01"],
       ["FEE", -250, "KB-01"],
@@ -61,7 +61,7 @@ describe("settlement entries", () => {
     const shipments: Shipment[] = [];
     const step = (plan: ReturnType<typeof planSend>) => {
       if (!plan.ok) throw new Error(JSON.stringify(plan.problems));
-      const done = settle(current, plan.value, shipments, DEFAULT_TERMS, ctx);
+      const done = settle(current, plan.value);
       if (done.shipment) shipments.push(done.shipment);
       current = done.current;
       return read(current, done.entries);
@@ -82,14 +82,14 @@ describe("settlement entries", () => {
 
   it("under settlesOn DELIVERED enter a sale at delivery, naming the shipment that took the line out, or at a return", () => {
     const ctx = context();
-    const start = order(ctx);
+    const start = settledAs(order(ctx), { terms: DELIVERED });
     const send = planSend(start, { sentDate: SENT_DATE }, ctx);
     if (!send.ok) throw new Error("refused");
-    const sent = settle(start, send.value, [], DELIVERED, ctx);
+    const sent = settle(start, send.value);
     expect(sent.entries).toEqual([]);
     const deliver = planDeliver(sent.current, { items: [{ code: "KB-01" }], deliveryDate: "2026-11-25" }, ctx);
     if (!deliver.ok) throw new Error("refused");
-    const delivered = settle(sent.current, deliver.value, [sent.shipment!], DELIVERED, ctx);
+    const delivered = settle(sent.current, deliver.value);
     expect(delivered.shipment).toBeUndefined();
     expect(read(delivered.current, delivered.entries).filter(([type]) => type === "SALE")).toEqual([
       ["SALE", 10_000, "KB-01"],
@@ -98,7 +98,7 @@ describe("settlement entries", () => {
     expect(delivered.entries.every((e) => e.shipmentId === sent.shipment!.id)).toBe(true);
     const back = planReturn(delivered.current, { items: [{ code: "CABLE", quantity: 1 }] }, ctx);
     if (!back.ok) throw new Error("refused");
-    const returned = settle(delivered.current, back.value, [sent.shipment!], DELIVERED, ctx);
+    const returned = settle(delivered.current, back.value);
     expect(read(returned.current, returned.entries)).toEqual([
       ["SALE", 300, "CABLE"],
       ["FEE", -8, "CABLE"], // 7.5
@@ -113,7 +113,12 @@ describe("settlement entries", () => {
     const start = order(ctx);
     const before = start.lines.map((l) => ({ ...l, state: l.code === "CABLE" ? l.state : ("SENT" as const) }));
     const after = before.map((l) => (l.code === "DISC" ? { ...l, state: "CANCELLED" as const } : l));
-    const entries = settlementEntries(settled(start), { before, after, shipments: [] }, DEFAULT_TERMS, ctx);
+    const entries = settlementEntries(
+      start.settlement.application,
+      { before, after, shipments: [] },
+      DEFAULT_TERMS,
+      ctx,
+    );
     expect(read(start, entries)).toEqual([
       ["SALE", 500, "DISC"],
       ["FEE", -13, "DISC"],
@@ -123,11 +128,10 @@ describe("settlement entries", () => {
 
   it("take the fee of the application's financing type", () => {
     const ctx = context();
-    const start = order(ctx);
+    const start = settledAs(order(ctx), { application: { type: "PAY_IN_THREE" } });
     const send = planSend(start, { sentDate: SENT_DATE }, ctx);
     if (!send.ok) throw new Error("refused");
-    const payInThree = { ...settled(start), type: "PAY_IN_THREE" as const };
-    const { entries } = settle(start, send.value, [], DEFAULT_TERMS, ctx, {}, payInThree);
+    const { entries } = settle(start, send.value);
     expect(entries.filter((e) => e.type === "FEE").map((e) => e.amount)).toEqual([-350, -32, 18]); // 31.5, −17.5
   });
 });

@@ -59,6 +59,7 @@ describe("a payout's CSV report", () => {
       orderNumber: 'Order "42", shelf A\r\nsecond line',
       variableSymbols: "2026001",
       shipmentId: "ship-1",
+      shipmentReference: "",
       refundId: "",
     });
   });

@@ -3,6 +3,7 @@
 import { linesBytes } from "../../src/domain/application-size";
 import type { DeadlinePolicy } from "../../src/domain/deadlines";
 import { newLines, type OrderItem } from "../../src/domain/order-lines";
+import { DEFAULT_TERMS } from "../../src/domain/partner-terms";
 import type { ApplicationFacts, Current, Plan, PlanContext } from "../../src/domain/plan";
 import { applyPlan } from "../../src/domain/plan";
 import type { Result } from "../../src/domain/result";
@@ -94,7 +95,24 @@ export function application(
     reviewOutcome: review ? "APPROVE" : null,
     contentBytes: linesBytes(lines),
   };
-  return { application: facts, lines, documents: [] };
+  return {
+    application: facts,
+    lines,
+    documents: [],
+    settlement: {
+      application: {
+        id: facts.id,
+        partnerId: "partner-1",
+        type: "DEFERRED_PAYMENT",
+        currency: facts.currency,
+        orderNumber: `ORDER-${facts.id}`,
+        variableSymbols: ["2026001"],
+      },
+      deliveryCarrier: { carrierId: "PPL" },
+      terms: DEFAULT_TERMS,
+      shipments: [],
+    },
+  };
 }
 
 /** The application after a plan that must have been accepted. */

@@ -8,11 +8,11 @@ import { expect } from "vitest";
 import type { LineState } from "../../src/domain/application-state";
 import type { FinancingType, PartnerTerms } from "../../src/domain/partner-terms";
 import type { Current, PlanContext, RefundRecord } from "../../src/domain/plan";
-import type { SettlementEntry } from "../../src/domain/settlement-entries";
+import type { SettledApplication, SettlementEntry } from "../../src/domain/settlement-entries";
 import type { Shipment } from "../../src/domain/shipments";
 import { application } from "./domain";
 import { type Operation, plan, type Start } from "./order-sequences";
-import { settle, settled } from "./settlement";
+import { settle, settledAs } from "./settlement";
 
 /** Random terms: both agreements, fees from nothing to the whole sale, any VAT rate. */
 export const partnerTerms: fc.Arbitrary<PartnerTerms> = fc.record({
@@ -29,7 +29,7 @@ export const financingType = fc.constantFrom<FinancingType>("DEFERRED_PAYMENT", 
 /** One application and everything settlement recorded for it. */
 export interface Account {
   current: Current;
-  application: ReturnType<typeof settled>;
+  application: SettledApplication;
   terms: PartnerTerms;
   shipments: Shipment[];
   refunds: RefundRecord[];
@@ -43,9 +43,8 @@ export function openAccount(
   ids: { id: string; partnerId: string; type: FinancingType },
   terms: PartnerTerms,
 ): Account {
-  const opened = application(items, start, ctx);
-  const current = { ...opened, application: { ...opened.application, id: ids.id, type: ids.type } };
-  return { current, application: settled(current, ids.partnerId), terms, shipments: [], refunds: [], entries: [] };
+  const current = settledAs(application(items, start, ctx), { terms, application: ids });
+  return { current, application: current.settlement.application, terms, shipments: [], refunds: [], entries: [] };
 }
 
 /** Runs one operation (not `wait`, the clock's); an accepted one is recorded with what it adds. */
@@ -56,7 +55,7 @@ export function operate(
 ): { accepted: boolean; added: SettlementEntry[] } {
   const result = plan(account.current, op, ctx);
   if (!result.ok) return { accepted: false, added: [] };
-  const done = settle(account.current, result.value, account.shipments, account.terms, ctx, {}, account.application);
+  const done = settle(account.current, result.value);
   account.current = done.current;
   if (done.shipment) account.shipments.push(done.shipment);
   if (result.value.refund) account.refunds.push(result.value.refund);

@@ -58,7 +58,16 @@ export const SendRequest = schema(() =>
     .object({
       ...operationFields(),
       sentDate: CalendarDate().optional().openapi({ description: "Defaults to today in the service time zone" }),
-      deliveryTrackingNumber: z.string().min(1).max(100).optional(),
+      deliveryTrackingNumber: z
+        .string()
+        .min(1)
+        .max(100)
+        .optional()
+        .openapi({ description: "The parcel's: the first tracking entry of the shipment this creates" }),
+      reference: z.string().min(1).max(255).optional().openapi({
+        description:
+          "Your own reference of the shipment this creates (an invoice or delivery note number): on the shipment and in the payout report",
+      }),
     })
     .openapi("SendRequest"),
 );
