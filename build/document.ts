@@ -35,9 +35,18 @@ const OPENAPI = {
     { name: "Orders", description: "Change the order, cancel, send, deliver and return items." },
     { name: "Refunds", description: "Refunds of any amount up to what is refundable, and their list." },
     { name: "Documents", description: "Files kept with returns, for their owner." },
+    { name: "Shipments", description: "What each send took out, with your reference and its tracking." },
+    {
+      name: "Payouts",
+      description:
+        "What you are paid, when and for what: your terms, the open balance, the daily payouts, their entries and reports, an application's payments.",
+    },
     { name: "Notifications", description: "The delivery log, resending, replaying, and the signing secret." },
     { name: "System", description: "Health of the service." },
-    { name: "Sandbox", description: "Only where the service runs as a sandbox: time, moved on demand." },
+    {
+      name: "Sandbox",
+      description: "Only where the service runs as a sandbox: time moved, and payouts closed and paid, on demand.",
+    },
   ],
 };
 

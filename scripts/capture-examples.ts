@@ -105,6 +105,7 @@ examples.sendRequest = {
   items: [{ code: "KB-01", quantity: 1 }],
   sentDate: "2026-11-23",
   deliveryTrackingNumber: "PPL-48213302",
+  reference: "FV-2026-0123-1",
 };
 examples.sentOrder = await call("PUT", `${app}/order/send`, examples.sendRequest, accessToken);
 examples.deliverRequest = { items: [{ code: "KB-01", quantity: 1 }], deliveryDate: "2026-11-25" };
@@ -128,6 +129,23 @@ examples.applicationPage = await call(
   undefined,
   accessToken,
 );
+// The money: the shipments, tracking added after dispatch, the balance, a sandbox payout and its entries.
+examples.shipmentPage = await call("GET", `${app}/shipments?limit=2`, undefined, accessToken);
+const shipmentPath = `${app}/shipments/${(examples.shipmentPage as { data: { id: string }[] }).data[0]!.id}`;
+examples.trackingRequest = {
+  number: "PPL-48213302-2",
+  carrier: "PPL",
+  url: "https://www.ppl.cz/vyhledat-zasilku?shipmentId=PPL-48213302-2",
+};
+examples.trackedShipment = await call("POST", `${shipmentPath}/tracking`, examples.trackingRequest, accessToken);
+examples.shipment = await call("GET", shipmentPath, undefined, accessToken);
+examples.balance = await call("GET", "/financing/v1/balance", undefined, accessToken);
+examples.paidPayouts = await call("POST", "/financing/v1/sandbox/payouts/close", undefined, accessToken);
+const payoutPath = `/financing/v1/payouts/${(examples.paidPayouts as { data: { id: string }[] }).data[0]!.id}`;
+examples.payoutPage = await call("GET", "/financing/v1/payouts?limit=1&sort=-createdAt", undefined, accessToken);
+examples.payout = await call("GET", payoutPath, undefined, accessToken);
+examples.payoutEntryPage = await call("GET", `${payoutPath}/entries?limit=3`, undefined, accessToken);
+examples.paymentPage = await call("GET", `${app}/payments`, undefined, accessToken);
 examples.notificationPage = await call("GET", `${app}/notifications?limit=2`, undefined, accessToken);
 examples.partnerNotificationPage = await call("GET", "/financing/v1/notifications?limit=2", undefined, accessToken);
 examples.replayRequest = { status: "FAILED", from: "2026-11-23T08:00:00+01:00", to: "2026-11-23T12:00:00+01:00" };

@@ -173,3 +173,22 @@ export async function freePort(): Promise<number> {
   await new Promise((resolve) => server.close(resolve));
   return port;
 }
+
+/** Where an operator's command runs its SQL: the deployed database, or a local one (`--persist-to`). */
+export interface Database {
+  remote?: boolean;
+  persistTo?: string | undefined;
+}
+
+/**
+ * The rows each statement of `sql` answered, run by `wrangler d1 execute` on the database. Every value
+ * inlined into `sql` must be the caller's own or checked (user names: checkUsername; numbers).
+ */
+export function d1Rows<T>(sql: string, database: Database): T[][] {
+  if (database.remote && database.persistTo) throw new Error("--persist-to names a local database: not with --remote");
+  const where = database.remote
+    ? ["--remote"]
+    : ["--local", ...(database.persistTo ? ["--persist-to", database.persistTo] : [])];
+  const out = wrangler(["d1", "execute", "DB", ...where, "--json", "--command", sql], { quiet: true });
+  return (JSON.parse(out) as { results: T[] }[]).map((statement) => statement.results);
+}

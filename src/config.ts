@@ -131,6 +131,15 @@ const VARIABLES = {
   SANDBOX: flag(false),
   /** Sandbox: how long a manual review takes before it settles. */
   SANDBOX_REVIEW_SECONDS: positiveInt(600),
+  /**
+   * The hour of the day, on SERVICE_TIMEZONE's clock, at which each day's payouts close (CONTRACT 6b):
+   * the entries created before it are paid in that day's payout.
+   */
+  PAYOUT_CUTOFF_HOUR: (raw: unknown) => {
+    if (raw === undefined) return 0;
+    const hour = Number(raw);
+    return Number.isInteger(hour) && hour >= 0 && hour <= 23 ? hour : INVALID;
+  },
   /** Secret: peppers password hashes and derives the key that encrypts API keys (at least 16 characters). */
   AUTH_PEPPER: (raw: unknown) => (typeof raw === "string" && raw.length >= 16 ? raw : INVALID),
   /** Benchmarks and tests only: responses report the D1 and Durable Object calls they made. */

@@ -4,7 +4,9 @@
  * - deadlines: lapses, reminders and reviews that fell due (src/applications/deadline-sweep.ts);
  * - the outbox's safety net: overdue notifications woken up again (src/notifications/sweep.ts);
  * - forgetting what has expired: Idempotency-Key answers after 24 hours, access-token records after
- *   their two hours.
+ *   their two hours;
+ * - payouts: closing each partner's payout of the day at the cutoff (src/settlement/payouts.ts), and
+ *   telling the applications of paid ones (READY_PAID, src/settlement/paid.ts).
  * Each run logs one line of what it did ("scheduled run"): what an operator reads in the logs, and what
  * `npm run cron` (scripts/cron.ts) prints locally.
  */
@@ -17,6 +19,9 @@ import { forgetExpiredKeys } from "./http/idempotency";
 import { errorFields, log } from "./log";
 import { publish } from "./notifications/outbox";
 import { sweep } from "./notifications/sweep";
+import { type TellingRun, tellPaidApplications } from "./settlement/paid";
+import { lastCutoff } from "./settlement/payout-cutoff";
+import { type ClosingRun, closeDuePayouts } from "./settlement/payouts";
 
 /** The services a scheduled change needs: its events go to the queue before the run ends. */
 export function scheduledServices(env: Env, pending: Promise<unknown>[]): SweepServices {
@@ -41,6 +46,10 @@ export interface ScheduledRun {
   notificationsWoken: number;
   /** Records of expired access tokens deleted. */
   tokensForgotten: number;
+  /** Payouts closed at the last cutoff; `more` when partners are left for the next run. */
+  payouts: ClosingRun;
+  /** Applications told that a payout paid them (READY_PAID); `more` when some are left. */
+  paid: TellingRun;
   /** The tasks that failed this run (each logged with its cause); the next run tries them again. */
   failed: string[];
 }
@@ -61,14 +70,26 @@ export async function runScheduled(env: Env): Promise<ScheduledRun> {
       return otherwise;
     }
   };
-  const [deadlines, notificationsWoken, , tokensForgotten] = await Promise.all([
+  const at = now();
+  const cfg = config(env);
+  const db = database(env);
+  const [deadlines, notificationsWoken, , tokensForgotten, payouts, paid] = await Promise.all([
     task("deadlines", () => sweepDeadlines(scheduledServices(env, published)), { applied: 0, more: true }),
     task("notifications", () => sweep(env), 0),
     task("idempotency keys", () => forgetExpiredKeys(env), undefined),
-    task("access tokens", () => forgetExpiredTokens(database(env), now()), 0),
+    task("access tokens", () => forgetExpiredTokens(db, at), 0),
+    task(
+      "payouts",
+      () => closeDuePayouts(db, db.$client, lastCutoff(at, cfg.PAYOUT_CUTOFF_HOUR, cfg.SERVICE_TIMEZONE), at),
+      { closed: 0, more: true },
+    ),
+    task("paid applications", () => tellPaidApplications(scheduledServices(env, published), at), {
+      told: 0,
+      more: true,
+    }),
   ]);
   await Promise.all(published);
-  const run = { deadlines, notificationsWoken, tokensForgotten, failed };
+  const run = { deadlines, notificationsWoken, tokensForgotten, payouts, paid, failed };
   log(failed.length > 0 ? "error" : "info", "scheduled run", run);
   return run;
 }

@@ -30,6 +30,7 @@ describe("config", () => {
       // Off unless set: the sandbox's scenarios never run in a production default.
       SANDBOX: false,
       SANDBOX_REVIEW_SECONDS: 600,
+      PAYOUT_CUTOFF_HOUR: 0,
       AUTH_PEPPER: PEPPER,
       COUNT_BINDINGS: false,
       DRAIN_UNREAD_BODIES: false,
@@ -46,6 +47,7 @@ describe("config", () => {
         PUBLIC_BASE_URL: "https://partners.example.com//",
         RATE_LIMIT_REQUESTS: "25",
         DECISION_LIMITS: '{"PAY_IN_THREE":{"EUR":0}}',
+        PAYOUT_CUTOFF_HOUR: "23",
       }),
     ).toMatchObject({
       REQUIRE_HTTPS: false,
@@ -55,6 +57,7 @@ describe("config", () => {
       PUBLIC_BASE_URL: "https://partners.example.com",
       RATE_LIMIT_REQUESTS: 25,
       DECISION_LIMITS: { PAY_IN_THREE: { EUR: 0 } },
+      PAYOUT_CUTOFF_HOUR: 23,
     });
     expect(parse({ PUBLIC_BASE_URL: "" }).PUBLIC_BASE_URL).toBeUndefined();
   });
@@ -71,9 +74,10 @@ describe("config", () => {
         RATE_LIMIT_WINDOW_SECONDS: "0",
         LOGIN_MAX_FAILURES: "many",
         DECISION_LIMITS: '{"PAY_IN_THREE":{"EUR":-1}}',
+        PAYOUT_CUTOFF_HOUR: "24",
       }),
     ).toThrow(
-      "invalid configuration: REQUIRE_HTTPS, SERVICE_TIMEZONE, ALLOWED_URL_PORTS, PUBLIC_BASE_URL, RATE_LIMIT_REQUESTS, RATE_LIMIT_WINDOW_SECONDS, LOGIN_MAX_FAILURES, DECISION_LIMITS, AUTH_PEPPER",
+      "invalid configuration: REQUIRE_HTTPS, SERVICE_TIMEZONE, ALLOWED_URL_PORTS, PUBLIC_BASE_URL, RATE_LIMIT_REQUESTS, RATE_LIMIT_WINDOW_SECONDS, LOGIN_MAX_FAILURES, DECISION_LIMITS, PAYOUT_CUTOFF_HOUR, AUTH_PEPPER",
     );
     expect(() => parse({ DECISION_LIMITS: "{not json" })).toThrow("invalid configuration: DECISION_LIMITS");
   });

@@ -66,6 +66,8 @@ describe("a run of the scheduled work", () => {
       deadlines: { applied: due, more: false },
       notificationsWoken: overdue,
       tokensForgotten: expired,
+      payouts: { closed: 0, more: false },
+      paid: { told: 0, more: false },
       failed: [],
     });
     expect((await events(created.id)).at(-1)).toMatchObject({ stateReason: "CANCELLED_EXPIRED" });
@@ -76,6 +78,8 @@ describe("a run of the scheduled work", () => {
       deadlines: { applied: 0, more: false },
       notificationsWoken: 0,
       tokensForgotten: 0,
+      payouts: { closed: 0, more: false },
+      paid: { told: 0, more: false },
       failed: [],
     });
   });

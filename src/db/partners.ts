@@ -1,7 +1,9 @@
 /** Partners and their access tokens (only the SHA-256 of a token is stored). */
 import { and, eq, inArray, isNull, lt } from "drizzle-orm";
+import type { PartnerTerms } from "../domain/partner-terms";
 import { type SigningSecrets, signingSecrets } from "../domain/signing-secrets";
 import type { Database } from "./client";
+import { TERMS_COLUMNS, termsOf } from "./partner-terms";
 import { accessTokens, partners } from "./schema";
 
 export async function partnerByUsername(db: Database, username: string) {
@@ -99,4 +101,10 @@ export async function storeSigningSecrets(
     )
     .returning({ id: partners.id });
   return changed.length > 0;
+}
+
+/** The partner's settlement terms in force; undefined when there is no such partner. */
+export async function partnerTerms(db: Database, partnerId: string): Promise<PartnerTerms | undefined> {
+  const row = await db.query.partners.findFirst({ columns: TERMS_COLUMNS, where: eq(partners.id, partnerId) });
+  return row && termsOf(row);
 }

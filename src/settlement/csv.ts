@@ -5,9 +5,8 @@
  */
 import Papa from "papaparse";
 import { formatDateTime } from "../clock";
-import { payoutReportRows, REPORT_COLUMNS } from "../domain/payout-report";
+import { payoutReportRows, REPORT_COLUMNS, type ReportEntry } from "../domain/payout-report";
 import type { Payout } from "../domain/payouts";
-import type { SettlementEntry } from "../domain/settlement-entries";
 
 /**
  * The report of `payout` over the entries it took, times in the service time zone. A text field that a
@@ -17,12 +16,45 @@ import type { SettlementEntry } from "../domain/settlement-entries";
  */
 export function payoutReportCsv(
   payout: Pick<Payout, "reference">,
-  entries: readonly SettlementEntry[],
+  entries: readonly ReportEntry[],
   timeZone: string,
 ): string {
+  return csvOf(payout, entries, timeZone, true);
+}
+
+/** Rows of the report (with its header row first when `header`), without a line break after the last. */
+function csvOf(payout: Pick<Payout, "reference">, entries: readonly ReportEntry[], timeZone: string, header: boolean) {
   const rows = payoutReportRows(payout, entries, (ms) => formatDateTime(ms, timeZone));
   return Papa.unparse(
     { fields: [...REPORT_COLUMNS], data: rows.map((row) => REPORT_COLUMNS.map((column) => row[column])) },
-    { newline: "\r\n", escapeFormulae: true },
+    { newline: "\r\n", escapeFormulae: true, header },
   );
+}
+
+/**
+ * The report written as its entries are read, page after page: a payout of a busy day holds many
+ * thousands, and its report is never held whole in memory (nor is its first byte late).
+ */
+export function payoutReportStream(
+  payout: Pick<Payout, "reference">,
+  pages: AsyncIterable<readonly ReportEntry[]>,
+  timeZone: string,
+): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  const iterator = pages[Symbol.asyncIterator]();
+  let first = true;
+  return new ReadableStream({
+    async pull(controller) {
+      const next = await iterator.next();
+      if (next.done) {
+        // A payout holds an entry at least; should one hold none, its report is still its header.
+        if (first) controller.enqueue(encoder.encode(REPORT_COLUMNS.join(",")));
+        controller.close();
+        return;
+      }
+      const text = csvOf(payout, next.value, timeZone, first);
+      controller.enqueue(encoder.encode(first ? text : `\r\n${text}`));
+      first = false;
+    },
+  });
 }

@@ -29,9 +29,9 @@ describe("the OpenAPI document", () => {
           .map(([method, op]) => ({ route: `${method} ${path}`, statuses: Object.keys(op.responses) })),
       );
     // create, cancel, change, cancel items, send, deliver, return, refund, resend and replay
-    // notifications, rotate the signing secret, extend the authorization, precheck, and the sandbox's
-    // advance of the clock
-    expect(writes).toHaveLength(14);
+    // notifications, rotate the signing secret, extend the authorization, precheck, add tracking to a
+    // shipment, and the sandbox's advance of the clock and close of the payouts
+    expect(writes).toHaveLength(16);
     for (const { route, statuses } of writes) {
       expect({ route, statuses }).toEqual({ route, statuses: expect.arrayContaining(["409", "413", "415"]) });
     }

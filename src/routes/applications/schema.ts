@@ -219,7 +219,7 @@ export const ApplicationIdParam = schema(() =>
 export const DateTimeOutput = schema(() =>
   z.string().openapi({ format: "date-time", example: "2026-11-23T10:15:00+00:00" }),
 );
-const DateOutput = schema(() => z.string().openapi({ format: "date", example: "2026-11-23" }));
+export const DateOutput = schema(() => z.string().openapi({ format: "date", example: "2026-11-23" }));
 
 export const OrderItem = schema(() =>
   z

@@ -1,4 +1,3 @@
-import { createMiddleware } from "hono/factory";
 import {
   bearerSecurity,
   failures,
@@ -10,12 +9,11 @@ import {
 } from "../../api";
 import { changeOrRefuse } from "../../api/application-change";
 import { planAdvance } from "../../domain/application-operations";
-import type { HonoEnv } from "../../env";
-import { ApiError } from "../../http/errors";
 import { schema, z } from "../../lazy-schema";
 import { presentApplication, presentContext } from "../applications/present";
 import { Application, ApplicationIdParam } from "../applications/schema";
 import examples from "../examples.json";
+import { sandboxOnly } from "./sandbox-only";
 
 /** 400 days: past any deadline there is (an authorization lasts at most 180 days). */
 const MAX_SECONDS = 400 * 86_400;
@@ -32,15 +30,6 @@ const AdvanceTimeRequest = schema(() =>
     })
     .openapi("AdvanceTimeRequest"),
 );
-
-/**
- * Outside the sandbox the operation does not exist: the same 404 as any unknown path, before the body
- * is validated (a malformed body must not tell a production client that the operation is there).
- */
-const sandboxOnly = createMiddleware<HonoEnv>(async (c, next) => {
-  if (!c.var.config.SANDBOX) throw ApiError.notFound("route");
-  await next();
-});
 
 const route = {
   operationId: "advanceTime",
