@@ -29,7 +29,10 @@ export const shipmentsCollection = {
 
 export const applicationShipments = (applicationId: string) => eq(shipments.applicationId, applicationId);
 
-/** The partner's payouts: by id or createdAt, filtered by status, currency and createdAt. */
+/**
+ * The partner's payouts: by id or createdAt, filtered by status, currency, createdAt and reference (the
+ * variable symbol on the bank statement: a finance team starts from it).
+ */
 export const payoutsCollection = {
   table: payouts,
   id: payouts.id,
@@ -39,6 +42,7 @@ export const payoutsCollection = {
     status: enumFilter(payouts.status, PAYOUT_STATUSES),
     currency: columnFilter(payouts.currency, EQUALITY_OPERATORS, textValue(3)),
     createdAt: instantFilter(payouts.createdAt),
+    reference: columnFilter(payouts.reference, EQUALITY_OPERATORS, textValue(10)),
   },
 } satisfies Collection<typeof payouts>;
 

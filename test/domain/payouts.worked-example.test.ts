@@ -4,6 +4,8 @@
  * reconciles against the bank transfer, so this test checks every one of them.
  */
 import Papa from "papaparse";
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { formatDate } from "../../src/clock";
 import type { OrderItem } from "../../src/domain/order-lines";
@@ -150,5 +152,34 @@ describe("the worked example: an order sent in two shipments, an item returned, 
         value: { amount: 2_504_200, currency: "CZK" },
       },
     ]);
+
+    // docs/partner/settlement.md tells this story: its table holds these very numbers.
+    const rows = entries.flatMap((e) =>
+      e.type === "SALE"
+        ? [[e.amount, ...entries.filter((f) => f.lineId === e.lineId && f.type !== "SALE").map((f) => f.amount), null]]
+        : e.type === "REFUND"
+          ? [[null, null, null, e.amount]]
+          : [],
+    );
+    const { sales, fees, feeVat, refunds, net } = payout.totals;
+    expect(documentedTable()).toEqual({ rows: [...rows, [sales, fees, feeVat, refunds]], net });
   });
 });
+
+/** The worked example's table of docs/partner/settlement.md: each row's SALE, FEE, FEE_VAT, REFUND in minor units. */
+function documentedTable() {
+  const page = readFileSync(path.join(import.meta.dirname, "../../docs/partner/settlement.md"), "utf8");
+  const table = page.split("<!-- worked-example -->")[1]!.split("<!-- /worked-example -->")[0]!;
+  // "24 990,00 Kč" as written in Czech: spaces between thousands, a decimal comma, "−" for minus.
+  const kc = (text: string) => {
+    const plain = text.replaceAll("*", "").replaceAll(" ", "").replace("−", "-").trim();
+    return plain === "" ? null : Math.round(Number(plain.replace(",", ".")) * 100);
+  };
+  const rows = table
+    .trim()
+    .split("\n")
+    .slice(2)
+    .map((line) => line.split("|").slice(3, 7).map(kc));
+  const net = kc(/net \*\*([^*]+)\*\*/.exec(table)![1]!);
+  return { rows, net };
+}

@@ -29,7 +29,7 @@ export const PayoutsQuery = schema(() =>
     }),
     filter: PageQuery().shape.filter.openapi({
       description:
-        "`<name>|<operator>|<values>` terms joined by `;` (AND). eq, in: status (PENDING, PAID, FAILED), currency; " +
+        "`<name>|<operator>|<values>` terms joined by `;` (AND). eq, in: status (PENDING, PAID, FAILED), currency, reference (the bank transfer's variable symbol); " +
         "lt, lteq, eq, gteq, gt, in: createdAt (ISO 8601 with offset, to the second).",
       example: "status|eq|PAID;createdAt|gteq|2026-11-01T00:00:00+01:00",
     }),

@@ -22,6 +22,12 @@ describe("GET /financing/v1/payouts", () => {
     ).toEqual([second!.id, first!.id]);
     expect(await everything<PayoutView>(token, "/financing/v1/payouts?filter=status|eq|PENDING")).toEqual([]);
     expect(await everything<PayoutView>(token, "/financing/v1/payouts?filter=currency|eq|EUR")).toEqual([]);
+    // From the bank statement's variable symbol to the payout.
+    expect(
+      (await everything<PayoutView>(token, `/financing/v1/payouts?filter=reference|eq|${second!.reference}`)).map(
+        (p) => p.id,
+      ),
+    ).toEqual([second!.id]);
     const bad = await call("GET", "/financing/v1/payouts?filter=net|gt|0", { token });
     expect(bad.status).toBe(400);
     expect(await json(bad)).toMatchObject({ errors: [{ code: "INVALID_VALUE", attribute: "filter" }] });
