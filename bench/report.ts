@@ -12,6 +12,7 @@ import { type FirstRequestRow, firstRequestTable } from "./first-request";
 import { FLOORS, type FloorKey, floorName } from "./floors";
 import { type OpenLoopResult, type SaturationResult, serviceErrors } from "./load";
 import type { NotificationResult } from "./notifications";
+import type { PayoutsResult } from "./payouts";
 import { miniflareVersion, type SeedMeta, workerdVersion, wranglerVersion } from "./runtime";
 import type { Cost, Scenario } from "./scenarios";
 import { COLD_REQUESTS, type StartupMeasure, type StartupResult } from "./startup";
@@ -33,6 +34,7 @@ export interface RunData {
   /** Each cold request's first and second call from outside, on a fresh `npm start` (first-request.ts). */
   firstRequests?: FirstRequestRow[] | { error: string };
   sweep?: SweepResult;
+  payouts?: PayoutsResult;
   notifications?: NotificationResult;
   warnings: string[];
 }
@@ -384,6 +386,14 @@ export function report(data: RunData): string {
           "## The deadline sweep",
           "",
           `${data.sweep.applications} seeded approvals, their authorization a day past, lapsed by the Worker's scheduled handler (the Cron Trigger's entry) in ${data.sweep.runs} run(s): **${fmt(data.sweep.workerdMs / data.sweep.applications, 3)} ms of workerd CPU** and ${fmt(data.sweep.wallMs / data.sweep.applications, 3)} ms of wall time per lapsed application (each: its aggregate read in a page of 25, its plan, its guarded write with the lines and the event in the page's one batch, the wake-up enqueued). Measured after the rounds, on the same database.`,
+          "",
+        ]
+      : []),
+    ...(data.payouts
+      ? [
+          "## The payouts' closing",
+          "",
+          `${data.payouts.entries} settlement entries of yesterday (a sale, its fee and the fee's VAT per shipped application) closed by the Worker's scheduled handler into ${data.payouts.payouts} payout(s), one per partner, in ${data.payouts.runs} run(s): **${fmt(data.payouts.workerdMs / data.payouts.entries, 4)} ms of workerd CPU** and ${fmt(data.payouts.wallMs / data.payouts.entries, 4)} ms of wall time per entry (a closing reads its entries' sums, then writes the payout, takes its entries, checks them and lists them in four statements, whatever it takes). Measured after the rounds, on the same database.`,
           "",
         ]
       : []),

@@ -19,6 +19,7 @@ import { measureFirstRequests } from "./first-request";
 import { fairFloorStatements, floorName, statementDrift } from "./floors";
 import { type LoadSpec, type OpenLoopResult, openLoop, type SaturationResult, saturate } from "./load";
 import { measureNotifications, type NotificationResult } from "./notifications";
+import { measurePayouts, type PayoutsResult } from "./payouts";
 import { startProfile } from "./profile";
 import { median, type RunData, report } from "./report";
 import { build, cleanup, ensureSeed, ensureTool, runtimeOutput, start, wranglerToml } from "./runtime";
@@ -198,6 +199,11 @@ async function main(): Promise<void> {
     log("\nThe deadline sweep");
     sweep = await measureSweep(mf, QUICK ? 500 : 5_000);
   }
+  let payouts: PayoutsResult | undefined;
+  if (!ONLY || ONLY.test("payouts")) {
+    log("\nThe payouts' closing");
+    payouts = await measurePayouts(mf, QUICK ? 1_000 : 10_000);
+  }
 
   await drain();
   await cleanup();
@@ -236,6 +242,7 @@ async function main(): Promise<void> {
     startup,
     firstRequests,
     sweep,
+    payouts,
     notifications,
     warnings,
   });

@@ -84,12 +84,15 @@ export async function scenarios(mf: Miniflare, meta: SeedMeta, urls: Urls): Prom
   const large = await partnerId(PARTNERS.large);
   const writer = await partnerId(PARTNERS.writer);
   const getIds = await ids("SELECT id FROM applications WHERE partner_id = ? ORDER BY random() LIMIT 20000", large);
-  const ready = await ids(
-    "SELECT id FROM applications WHERE partner_id = ? AND state = 'READY' AND state_reason = 'READY_TO_SHIP' ORDER BY random()",
-    large,
-  );
-  const sendIds = ready.filter((_, i) => i % 2 === 0);
-  const refundIds = ready.filter((_, i) => i % 2 === 1);
+  const ready = (reason: string) =>
+    ids(
+      "SELECT id FROM applications WHERE partner_id = ? AND state = 'READY' AND state_reason = ? ORDER BY random() LIMIT 20000",
+      large,
+      reason,
+    );
+  // Refunds only of what went out (CONTRACT 5): the refunds go to applications whose items were sent.
+  const sendIds = await ready("READY_TO_SHIP");
+  const refundIds = await ready("READY_SHIPPED");
 
   const tokens: Record<string, string> = {};
   for (const username of [PARTNERS.small, PARTNERS.large, PARTNERS.writer]) {

@@ -60,13 +60,14 @@ const AMOUNTS = {
 const total = (n: string) => `(${AMOUNTS.qty(n)} * ${AMOUNTS.unit(n)} + ${AMOUNTS.book(n)} + ${AMOUNTS.shipping})`;
 
 /**
- * The state of application `n`: 40 % PROCESSING, 40 % READY / READY_TO_SHIP (approved), 10 % REJECTED,
- * 10 % CANCELLED. The READY ones feed the send and refund scenarios.
+ * The state of application `n`: 40 % PROCESSING, 20 % READY / READY_TO_SHIP (approved), 20 % READY /
+ * READY_SHIPPED (approved, every item sent), 10 % REJECTED, 10 % CANCELLED. The ones to ship feed the
+ * send scenario, the shipped ones the refund scenario (only what went out is refunded).
  */
 const STATE = (n: string) =>
   `CASE WHEN (${n}) % 10 < 4 THEN 'PROCESSING' WHEN (${n}) % 10 < 8 THEN 'READY' WHEN (${n}) % 10 = 8 THEN 'REJECTED' ELSE 'CANCELLED' END`;
 const REASON = (n: string) =>
-  `CASE WHEN (${n}) % 10 < 4 THEN 'PROCESSING_REDIRECT_NEEDED' WHEN (${n}) % 10 < 8 THEN 'READY_TO_SHIP' WHEN (${n}) % 10 = 8 THEN 'REJECTED' ELSE 'CANCELLED_NOT_PAID' END`;
+  `CASE WHEN (${n}) % 10 < 4 THEN 'PROCESSING_REDIRECT_NEEDED' WHEN (${n}) % 10 < 6 THEN 'READY_TO_SHIP' WHEN (${n}) % 10 < 8 THEN 'READY_SHIPPED' WHEN (${n}) % 10 = 8 THEN 'REJECTED' ELSE 'CANCELLED_NOT_PAID' END`;
 
 /** Applications one every `stepMs`, the last one an hour ago. */
 function applicationsSql(partnerId: string, index: number, count: number): string {
@@ -146,8 +147,8 @@ SELECT
   CASE p.pos WHEN 1 THEN 12 ELSE 21 END,
   CASE p.pos WHEN 0 THEN (${AMOUNTS.qty(n)} * ${AMOUNTS.unit(n)} * 21 + 60) / 121
     WHEN 1 THEN (${AMOUNTS.book(n)} * 12 + 56) / 112 ELSE (${AMOUNTS.shipping} * 21 + 60) / 121 END,
-  CASE WHEN a.state = 'CANCELLED' THEN 'CANCELLED' ELSE 'PROCESSING' END,
-  NULL, NULL, NULL,
+  CASE WHEN a.state = 'CANCELLED' THEN 'CANCELLED' WHEN a.state_reason = 'READY_SHIPPED' THEN 'SENT' ELSE 'PROCESSING' END,
+  CASE WHEN a.state_reason = 'READY_SHIPPED' THEN date(a.updated_at / 1000, 'unixepoch') END, NULL, NULL,
   a.created_at,
   a.updated_at
 FROM applications a CROSS JOIN (SELECT 0 AS pos UNION ALL SELECT 1 UNION ALL SELECT 2) p

@@ -48,7 +48,6 @@ CREATE TABLE `settlement_entries` (
 );
 --> statement-breakpoint
 CREATE INDEX `settlement_entries_open_idx` ON `settlement_entries` (`partner_id`,`currency`,`created_at`) WHERE "settlement_entries"."payout_id" IS NULL;--> statement-breakpoint
-CREATE INDEX `settlement_entries_open_created_idx` ON `settlement_entries` (`created_at`,`partner_id`,`currency`) WHERE "settlement_entries"."payout_id" IS NULL;--> statement-breakpoint
 CREATE INDEX `settlement_entries_payout_idx` ON `settlement_entries` (`payout_id`,`id`) WHERE "settlement_entries"."payout_id" IS NOT NULL;--> statement-breakpoint
 CREATE INDEX `settlement_entries_application_idx` ON `settlement_entries` (`application_id`,`id`);--> statement-breakpoint
 CREATE TABLE `shipments` (

@@ -315,11 +315,8 @@ export const settlementEntries = sqliteTable(
     payoutId: text("payout_id"),
   },
   (t) => [
-    // The balance and a closing's sums, per partner and currency; whom a closing visits, by creation.
+    // The balance, a closing's sums and whether a partner has anything to close, per partner and currency.
     index("settlement_entries_open_idx").on(t.partnerId, t.currency, t.createdAt).where(sql`${t.payoutId} IS NULL`),
-    index("settlement_entries_open_created_idx")
-      .on(t.createdAt, t.partnerId, t.currency)
-      .where(sql`${t.payoutId} IS NULL`),
     index("settlement_entries_payout_idx").on(t.payoutId, t.id).where(sql`${t.payoutId} IS NOT NULL`),
     index("settlement_entries_application_idx").on(t.applicationId, t.id),
   ],

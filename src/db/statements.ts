@@ -7,7 +7,7 @@
 import { applicationReads } from "./applications";
 import type { Database } from "./client";
 import { eventReads } from "./events";
-import { applications, documents, events, orderLines, refunds, settlementEntries, shipments } from "./schema";
+import { applications, documents, events, orderLines, refunds, shipments } from "./schema";
 
 /** Each statement built ahead of time: the Drizzle query it stands for, run as one row (`first`) or all. */
 export const STATEMENT_QUERIES = {
@@ -32,7 +32,6 @@ export const WRITE_TABLES_OF = {
   refunds,
   documents,
   shipments,
-  settlementEntries,
 } as const;
 
 export type WriteTableName = keyof typeof WRITE_TABLES_OF;

@@ -6,7 +6,7 @@
  */
 import { WRITE_TABLES } from "../../generated/statements";
 import type { WriteColumn } from "./rows";
-import type { applications, documents, events, orderLines, refunds, settlementEntries, shipments } from "./schema";
+import type { applications, documents, events, orderLines, refunds, shipments } from "./schema";
 import type { WriteTableName } from "./statements";
 
 /** The row each table takes, as Drizzle types an insert of it. */
@@ -17,7 +17,6 @@ export interface WriteRows {
   refunds: typeof refunds.$inferInsert;
   documents: typeof documents.$inferInsert;
   shipments: typeof shipments.$inferInsert;
-  settlementEntries: typeof settlementEntries.$inferInsert;
 }
 
 type Row = Record<string, unknown>;

@@ -130,8 +130,10 @@ export function planPayoutMark(payout: Payout, status: "PAID" | "FAILED", ctx: {
   return ok({ ...payout, status, paidAt: status === "PAID" ? ctx.at : null });
 }
 
-/** What is not yet in a payout, per currency (in currency order). */
-export function balanceOf(openEntries: readonly SettlementEntry[]): ({ currency: string } & Totals)[] {
+/** What is not yet in a payout, per currency (in currency order), from the entries or their sums by type. */
+export function balanceOf(
+  openEntries: readonly Pick<SettlementEntry, "currency" | "type" | "amount">[],
+): ({ currency: string } & Totals)[] {
   const currencies = [...new Set(openEntries.map((e) => e.currency))].sort();
   return currencies.map((currency) => ({
     currency,

@@ -6,15 +6,7 @@ import { describe, expect, it } from "vitest";
 import { WRITE_TABLES } from "../../generated/statements";
 import { database } from "../../src/db/client";
 import type { WriteColumn } from "../../src/db/rows";
-import {
-  applications,
-  documents,
-  events,
-  orderLines,
-  refunds,
-  settlementEntries,
-  shipments,
-} from "../../src/db/schema";
+import { applications, documents, events, orderLines, refunds, shipments } from "../../src/db/schema";
 import type { WriteTableName } from "../../src/db/statements";
 import { deleteWhere, insertRows, updateWhere } from "../../src/db/writes";
 import { newId } from "../../src/ids";
@@ -168,7 +160,6 @@ const TABLES: Record<WriteTableName, SQLiteTable> = {
   refunds,
   documents,
   shipments,
-  settlementEntries,
 };
 
 /** The SQL and values a statement was prepared and bound with, on the real binding. */

@@ -3,9 +3,10 @@
  * shipments, one item returned, one goodwill refund, one payout. Its numbers are what a finance team
  * reconciles against the bank transfer, so this test checks every one of them.
  */
-import Papa from "papaparse";
+
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import Papa from "papaparse";
 import { describe, expect, it } from "vitest";
 import { formatDate } from "../../src/clock";
 import type { OrderItem } from "../../src/domain/order-lines";

@@ -1,5 +1,4 @@
 import type { Context } from "hono";
-import { OPENAPI_DOCUMENT, OPENAPI_ETAG } from "../../../generated/openapi-document";
 import type { HonoEnv } from "../../env";
 
 const CACHE_CONTROL = "public, max-age=300";
@@ -12,7 +11,10 @@ const SERVERS = '"servers":[';
  * a request tried from the reference (/docs) goes to the service serving it, and the build's ETag with
  * the origin's, so that the tag changes with the bytes.
  */
-function servedAt(origin: string): { body: string; etag: string } {
+async function servedAt(origin: string): Promise<{ body: string; etag: string }> {
+  // Loaded with the first request, not with this module: the build imports every route module before it
+  // writes the document (build/artefacts.ts), so a fresh checkout has none yet.
+  const { OPENAPI_DOCUMENT, OPENAPI_ETAG } = await import("../../../generated/openapi-document");
   const at = OPENAPI_DOCUMENT.indexOf(SERVERS) + SERVERS.length;
   const server = JSON.stringify({ url: origin, description: "This service" });
   return {
@@ -35,11 +37,11 @@ function matches(ifNoneMatch: string | undefined, etag: string): boolean {
  * cost about 150 ms of CPU per request: bench/tried.md), with the service's own origin (PUBLIC_BASE_URL,
  * else the request's) first among its servers.
  */
-export function openApiJson(c: Context<HonoEnv>) {
+export async function openApiJson(c: Context<HonoEnv>) {
   const origin = c.var.config.PUBLIC_BASE_URL ?? new URL(c.req.url).origin;
   let document = served.get(origin);
   if (!document) {
-    document = servedAt(origin);
+    document = await servedAt(origin);
     if (served.size >= 8) served.delete(served.keys().next().value!);
     served.set(origin, document);
   }

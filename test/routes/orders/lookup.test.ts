@@ -14,7 +14,7 @@ describe("GET /financing/v1/orders", () => {
     const { number } = (await json<{ order: { number: string } }>(await call("GET", app(id), { token }))).order;
     for (const query of [
       `orderNumber=${encodeURIComponent(number)}`,
-      "orderVariableSymbol=2026000123&orderNumber=" + encodeURIComponent(number),
+      `orderVariableSymbol=2026000123&orderNumber=${encodeURIComponent(number)}`,
       `applicationId=${id}`,
     ]) {
       const res = await call("GET", `${LOOKUP}?${query}`, { token });
