@@ -19,6 +19,7 @@ import {
 } from "drizzle-orm/sqlite-core";
 import type { MerchantUrls, OrderDetails } from "../domain/application-operations";
 import type { Offer } from "../domain/offer";
+import type { WireProfile } from "../domain/wire-profile";
 
 const createdAt = () => integer("created_at").notNull();
 
@@ -50,6 +51,11 @@ export const partners = sqliteTable(
      * fails the write's whole batch otherwise (src/db/storage.ts); a stored row always holds 1.
      */
     withinQuota: integer("within_quota").notNull().default(1),
+    /**
+     * The shapes of the partner's answers, errors and notifications (src/domain/wire-profile.ts): an operator
+     * sets it (scripts/partner-profile.ts, which refuses any other value). A token carries the profile of its login.
+     */
+    wireProfile: text("wire_profile").$type<WireProfile>().notNull().default("DEFAULT"),
     createdAt: createdAt(),
   },
   (t) => [check("partner_storage_quota", sql`${t.withinQuota} = 1`)],

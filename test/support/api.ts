@@ -3,6 +3,7 @@ import { env } from "cloudflare:workers";
 import { createApp } from "../../src/app";
 import { hashPassword, newSigningSecret, randomSecret, sealSecret } from "../../src/auth/crypto";
 import type { Env } from "../../src/config";
+import type { WireProfile } from "../../src/domain/wire-profile";
 import { newId } from "../../src/ids";
 import { expectDocumented } from "./openapi-check";
 
@@ -90,8 +91,13 @@ export interface TestPartner {
   signingSecret: string;
 }
 
+export interface PartnerOptions {
+  /** The shapes the partner is answered in (src/wire); DEFAULT unless given. */
+  wireProfile?: WireProfile;
+}
+
 /** A partner of its own for every test, so tests never depend on each other's data. */
-export async function createPartner(): Promise<TestPartner> {
+export async function createPartner(options: PartnerOptions = {}): Promise<TestPartner> {
   const partner = {
     id: newId(),
     username: `partner-${newId().toLowerCase()}`,
@@ -100,8 +106,9 @@ export async function createPartner(): Promise<TestPartner> {
     signingSecret: newSigningSecret(),
   };
   await env.DB.prepare(
-    `INSERT INTO partners (id, username, display_name, password_hash, api_key_ciphertext, signing_secret_ciphertext, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO partners (id, username, display_name, password_hash, api_key_ciphertext, signing_secret_ciphertext,
+       wire_profile, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
   )
     .bind(
       partner.id,
@@ -110,6 +117,7 @@ export async function createPartner(): Promise<TestPartner> {
       await hashPassword(partner.password, env.AUTH_PEPPER),
       await sealSecret(partner.apiKey, env.AUTH_PEPPER, "api-key"),
       await sealSecret(partner.signingSecret, env.AUTH_PEPPER, "signing-secret"),
+      options.wireProfile ?? "DEFAULT",
       Date.now(),
     )
     .run();
@@ -125,8 +133,8 @@ export async function login(partner: TestPartner): Promise<string> {
 }
 
 /** A new partner and a token of theirs. */
-export async function signIn(): Promise<{ partner: TestPartner; token: string }> {
-  const partner = await createPartner();
+export async function signIn(options: PartnerOptions = {}): Promise<{ partner: TestPartner; token: string }> {
+  const partner = await createPartner(options);
   return { partner, token: await login(partner) };
 }
 
