@@ -59,6 +59,7 @@ export const SendRequest = schema(() =>
       ...operationFields(),
       sentDate: CalendarDate().optional().openapi({ description: "Defaults to today in the service time zone" }),
       deliveryTrackingNumber: z.string().min(1).max(100).optional(),
+      document: ReturnDocument().optional(),
     })
     .openapi("SendRequest"),
 );
