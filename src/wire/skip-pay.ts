@@ -270,8 +270,6 @@ const ANSWERS: Partial<Record<string, (body: never, requestId: string) => unknow
   createApplication: application,
   getApplication: application,
   cancelApplication: application,
-  extendAuthorization: application,
-  advanceTime: application,
   changeOrder: changedOrder,
   cancelItems: orderExtended,
   sendItems: orderExtended,

@@ -12,7 +12,7 @@ const ANSWERS = [
   ["createApplication", examples.createdApplication, "ApplicationResponse"],
   ["getApplication", examples.application, "ApplicationResponse"],
   ["cancelApplication", examples.cancelledApplication, "ApplicationResponse"],
-  ["extendAuthorization", examples.extendedApplication, "ApplicationResponse"],
+  ["getApplication", examples.extendedApplication, "ApplicationResponse"],
   ["changeOrder", examples.changedApplication, "OrderExtendedResponse"],
   ["sendItems", examples.sentOrder, "OrderExtendedResponse"],
   ["returnItems", examples.returnedOrder, "OrderExtendedResponse"],
@@ -166,6 +166,7 @@ describe("Skip Pay's wire: answers", () => {
   it("answers the operations they do not have as ours", () => {
     expect(answer("createRefund", examples.refund)).toBe(examples.refund);
     expect(answer("listApplications", examples.applicationPage)).toBe(examples.applicationPage);
+    expect(answer("extendAuthorization", examples.extendedApplication)).toBe(examples.extendedApplication);
   });
 
   it("presents payments as theirs, dates as dates, ready for the payments operation", () => {
