@@ -5,15 +5,14 @@
  * value outside an enum, or with JSON null for a required string. So every answer here is built field by
  * field from ours (never spread: a field we add must not reach them), fills what theirs requires (null
  * where their SDK takes it, "" where it does not), and writes their names and enums. Their requests are
- * read into ours: null is absent, an empty item list is the whole order, precheck's total is the order's.
+ * read into ours first (./skip-pay-requests.ts).
  */
 import type { components } from "../../generated/api";
 import type { StateReason } from "../domain/application-state";
-import { sniffedExtension } from "../domain/documents";
 import type { OurError, OurNotification, Wire } from ".";
+import { readSkipPayRequest } from "./skip-pay-requests";
 
 type Ours = components["schemas"];
-type Json = Record<string, unknown>;
 
 // ---- Enumerations ------------------------------------------------------------------------------
 
@@ -287,6 +286,7 @@ const ANSWERS: Partial<Record<string, (body: never, requestId: string) => unknow
  * for error backtracking"); where we list none (401, 403, 404, 413, 415, 429, 5xx), one entry saying it.
  */
 function errors(ours: OurError) {
+  // An unknown application is worded so by ApiError.notFound("application"); their get answers it apart.
   const code =
     ours.error === "not_found"
       ? ours.error_description === "application not found"
@@ -305,88 +305,12 @@ function errors(ours: OurError) {
 /** Their notification is an `ApplicationBaseResponse`; the event's id stays in the `webhook-id` header. */
 const notification = (ours: OurNotification) => applicationInfo(ours as unknown as Ours["ApplicationInfo"]);
 
-// ---- Requests ------------------------------------------------------------------------------------
-
-/** Their SDK sends null for every field not set: absent, to our schemas. Arrays keep their elements. */
-function withoutNulls(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(withoutNulls);
-  if (value === null || typeof value !== "object") return value;
-  const kept: Json = {};
-  for (const [key, field] of Object.entries(value)) if (field !== null) kept[key] = withoutNulls(field);
-  return kept;
-}
-
-const isObject = (value: unknown): value is Json =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
-
-/** "All items are considered when empty" (their cancel, send and deliver): ours omits `items` for that. */
-function wholeOrderIfNone(body: Json): Json {
-  const { items, ...rest } = body;
-  return Array.isArray(items) && items.length === 0 ? rest : body;
-}
-
-/** The largest base64 text of a file within the 500 kB a document may hold. */
-const MAX_FILE_BASE64 = Math.ceil((500 * 1024) / 3) * 4;
-const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
-
-/** Whether base64 content is text: valid UTF-8 with no control character but tab and line breaks. */
-function isText(content: string): boolean {
-  try {
-    const bytes = Uint8Array.from(atob(content.replace(/[\r\n]/g, "")), (c) => c.charCodeAt(0));
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
-    return !/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(utf8.decode(bytes));
-  } catch {
-    return false;
-  }
-}
-
-/**
- * Their `document.file` is the content alone. Ours names a PDF, PNG, JPEG or GIF by its first bytes;
- * text (their own sample is) is named here, `<type>.txt`, a type the specification accepts (plain/text).
- */
-function namedFile(body: Json): Json {
-  const { document } = body;
-  if (!isObject(document) || typeof document.file !== "string" || typeof document.type !== "string") return body;
-  const content = document.file;
-  if (content.length > MAX_FILE_BASE64 || sniffedExtension(content) !== undefined || !isText(content)) return body;
-  return { ...body, document: { ...document, file: { filename: `${document.type.toLowerCase()}.txt`, content } } };
-}
-
-/** Their `customer.extraData` holds the four fields of our `fraudPreventionData`. */
-function fraudPreventionData(body: Json): Json {
-  const { customer } = body;
-  const extra = isObject(customer) ? customer.extraData : undefined;
-  if (!isObject(customer) || !isObject(extra) || customer.fraudPreventionData !== undefined) return body;
-  const fields = ["transactionsNumber", "cashlessTransactionsNumber", "transactionsSum", "cashlessTransactionsSum"];
-  const data = Object.fromEntries(fields.flatMap((f) => (f in extra ? [[f, extra[f]]] : [])));
-  return { ...body, customer: { ...customer, fraudPreventionData: data } };
-}
-
-/** Their precheck asks of an order (its total) and one type, DEFERRED_PAYMENT when none is given. */
-function precheckRequest(body: Json): Json {
-  const total = body.totalPrice ?? (isObject(body.order) ? body.order.totalPrice : undefined);
-  return { ...body, type: body.type ?? "DEFERRED_PAYMENT", ...(total !== undefined ? { totalPrice: total } : {}) };
-}
-
-const REQUESTS: Partial<Record<string, (body: Json) => Json>> = {
-  createApplication: fraudPreventionData,
-  cancelItems: wholeOrderIfNone,
-  sendItems: (body) => namedFile(wholeOrderIfNone(body)),
-  deliverItems: (body) => namedFile(wholeOrderIfNone(body)),
-  returnItems: namedFile,
-  precheck: precheckRequest,
-};
-
 export const skipPay: Wire = {
-  request(operationId, body) {
-    const read = withoutNulls(body);
-    const adapt = REQUESTS[operationId];
-    return adapt && isObject(read) ? adapt(read) : read;
-  },
+  request: readSkipPayRequest,
   answer(operationId, body, requestId) {
     const present = ANSWERS[operationId];
     return present ? present(body as never, requestId) : body;
   },
-  error: (body) => errors(body),
+  error: errors,
   notification,
 };
