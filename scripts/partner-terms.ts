@@ -1,18 +1,21 @@
 /**
  * `npm run partner:terms -- --username NAME [--settles-on SENT|DELIVERED] [--fee-deferred-payment BP]
- * [--fee-pay-in-three BP] [--fee-vat-rate PERCENT] [--remote | --persist-to DIR]`: a partner's
- * settlement terms (CONTRACT 6b). Without an option it prints them; with options it changes what they
- * name and keeps the rest (src/domain/partner-terms.ts checks them: basis points 0 to 10 000, a whole
- * VAT percent 0 to 100). Operations from then on enter their fees by the new terms; entries already
- * made keep theirs. Prints one JSON line: the terms in force.
+ * [--fee-pay-in-three BP] [--fee-vat-rate PERCENT] [--wire-profile DEFAULT|SKIP_PAY]
+ * [--remote | --persist-to DIR]`: a partner's terms: its settlement (CONTRACT 6b) and the shapes its
+ * answers take (its wire profile, 6c). Without an option it prints them; with options it changes what
+ * they name and keeps the rest (src/domain/partner-terms.ts checks the settlement's: basis points 0 to
+ * 10 000, a whole VAT percent 0 to 100). Operations from then on enter their fees by the new terms;
+ * entries already made keep theirs. A token keeps the wire profile of its login: a new one applies from
+ * the partner's next login (at most 2 hours), notifications follow it at once. Prints one JSON line:
+ * the terms in force.
  */
 import { parseArgs } from "node:util";
 import { type TermsRow, termsOf, termsRow } from "../src/db/partner-terms";
 import { planTermsChange, type SettlesOn } from "../src/domain/partner-terms";
+import { isWireProfile, WIRE_PROFILES, type WireProfile } from "../src/domain/wire-profile";
 import { checkUsername, d1Rows } from "./lib";
 
-const USAGE =
-  "usage: npm run partner:terms -- --username NAME [--settles-on SENT|DELIVERED] [--fee-deferred-payment BP] [--fee-pay-in-three BP] [--fee-vat-rate PERCENT] [--remote | --persist-to DIR]";
+const USAGE = `usage: npm run partner:terms -- --username NAME [--settles-on SENT|DELIVERED] [--fee-deferred-payment BP] [--fee-pay-in-three BP] [--fee-vat-rate PERCENT] [--wire-profile ${WIRE_PROFILES.join("|")}] [--remote | --persist-to DIR]`;
 
 const { values } = parseArgs({
   options: {
@@ -21,6 +24,7 @@ const { values } = parseArgs({
     "fee-deferred-payment": { type: "string" },
     "fee-pay-in-three": { type: "string" },
     "fee-vat-rate": { type: "string" },
+    "wire-profile": { type: "string" },
     remote: { type: "boolean", default: false },
     "persist-to": { type: "string" },
   },
@@ -30,14 +34,18 @@ const { values } = parseArgs({
 const number = (text: string | undefined) => (text === undefined ? undefined : Number(text));
 
 const COLUMNS = `settles_on AS settlesOn, fee_bp_deferred_payment AS feeBasisPointsDeferredPayment,
-  fee_bp_pay_in_three AS feeBasisPointsPayInThree, fee_vat_rate AS feeVatRate`;
+  fee_bp_pay_in_three AS feeBasisPointsPayInThree, fee_vat_rate AS feeVatRate, wire_profile AS wireProfile`;
+
+type Row = TermsRow & { wireProfile: WireProfile };
 
 try {
   if (!values.username) throw new Error(USAGE);
   checkUsername(values.username);
+  const profile = values["wire-profile"];
+  if (profile !== undefined && !isWireProfile(profile)) throw new Error(`--wire-profile: not a profile: ${profile}`);
   const database = { remote: values.remote, persistTo: values["persist-to"] };
   const where = `WHERE username = '${values.username}'`;
-  const [current] = d1Rows<TermsRow>(`SELECT ${COLUMNS} FROM partners ${where};`, database)[0] ?? [];
+  const [current] = d1Rows<Row>(`SELECT ${COLUMNS} FROM partners ${where};`, database)[0] ?? [];
   if (!current) throw new Error(`no partner "${values.username}"`);
   const changed = planTermsChange(termsOf(current), {
     settlesOn: values["settles-on"] as SettlesOn | undefined,
@@ -48,14 +56,15 @@ try {
     feeVatRate: number(values["fee-vat-rate"]),
   });
   if (!changed.ok) throw new Error(changed.problems.map((p) => `${p.attribute}: ${p.message}`).join("; "));
-  // Checked by the domain: one of SETTLES_ON and whole numbers, so safe to inline.
+  // Checked: one of SETTLES_ON, whole numbers and one of WIRE_PROFILES, so safe to inline.
   const row = termsRow(changed.value);
-  const [[written]] = d1Rows<TermsRow>(
+  const [[written]] = d1Rows<Row>(
     `UPDATE partners SET settles_on = '${row.settlesOn}', fee_bp_deferred_payment = ${row.feeBasisPointsDeferredPayment},
-       fee_bp_pay_in_three = ${row.feeBasisPointsPayInThree}, fee_vat_rate = ${row.feeVatRate} ${where} RETURNING ${COLUMNS};`,
+       fee_bp_pay_in_three = ${row.feeBasisPointsPayInThree}, fee_vat_rate = ${row.feeVatRate},
+       wire_profile = '${profile ?? current.wireProfile}' ${where} RETURNING ${COLUMNS};`,
     database,
-  ) as [[TermsRow]];
-  console.log(JSON.stringify({ username: values.username, ...termsOf(written) }));
+  ) as [[Row]];
+  console.log(JSON.stringify({ username: values.username, ...termsOf(written), wireProfile: written.wireProfile }));
 } catch (error) {
   console.error(error instanceof Error ? error.message : String(error));
   process.exit(1);

@@ -16,6 +16,7 @@ import { faultStatus, logRequest } from "./http/log";
 import { securityHeaders } from "./http/security-headers";
 import { rateLimitAndSession } from "./rate-limit/client";
 import { readYourWrites } from "./rate-limit/read-your-writes";
+import { wireOf } from "./wire";
 
 /**
  * The database handle module, imported by the first request that uses the database rather than at the
@@ -94,7 +95,12 @@ export function createApp() {
       apiError = new ApiError("server_error", "internal error; quote the requestId when reporting it");
     }
     for (const [name, value] of Object.entries(apiError.headers)) c.header(name, value);
-    return c.json(errorBody(apiError, c.get("requestId")), apiError.status);
+    const body = errorBody(apiError, c.get("requestId"));
+    // In the session partner's wire profile (src/wire); an error before the partner is known is ours.
+    const session = c.get("session");
+    const wire = session && wireOf(session.wireProfile);
+    if (!wire) return c.json(body, apiError.status);
+    return wire.then((profile) => c.json(profile.error(body), apiError.status));
   });
   return mountOnFirstUse(app, ROUTES);
 }

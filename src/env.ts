@@ -1,9 +1,12 @@
 import type { Config, Env } from "./config";
 import type { DatabaseHandle } from "./db/handle";
+import type { WireProfile } from "./domain/wire-profile";
 
 export interface Session {
   partnerId: string;
   tokenHash: string;
+  /** The shapes the partner is answered in (src/wire), as its token was issued with. */
+  wireProfile: WireProfile;
 }
 
 /** What Hono's context carries: the bindings, and what the middleware learned about the request. */

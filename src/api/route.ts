@@ -13,6 +13,7 @@ import type { HonoEnv } from "../env";
 import { ApiError, zodProblems } from "../http/errors";
 import { loadZod, type z } from "../lazy-schema";
 import { COMPILED_PARTS, type CompiledRequest, UNSURE } from "./compiled-request";
+import { answerInProfile, readInProfile } from "./wire";
 
 /**
  * Every router that validates through zod is an OpenAPIHono built here, so that a validation failure of
@@ -101,9 +102,14 @@ export async function serveRoute(
   compiled: CompiledRequest | undefined,
 ): Promise<Hono<HonoEnv>> {
   const { request, responses: _, ...rest } = definition;
+  // The wire profile of the session's partner, at the edge: its request read into ours, our answer into its.
+  const operationId = definition.operationId ?? "";
+  const served = answerInProfile(operationId, handler as never) as never;
+  const middleware = [...(rest.middleware ? [rest.middleware].flat() : []), readInProfile(operationId)];
   if (!compiled) {
     // Hidden: a served route needs no document entry, and has no responses to put in one.
-    return (await router()).openapi({ ...(await routeConfig(definition, {})), hide: true }, handler);
+    const config = await routeConfig(definition, {});
+    return (await router()).openapi({ ...config, middleware, hide: true }, served);
   }
   const byZod = async (part: CompiledPart, value: unknown) => {
     await loadZod();
@@ -123,9 +129,8 @@ export async function serveRoute(
     });
     return target === "json" ? [jsonMediaType, validate] : [validate];
   });
-  const middleware = rest.middleware ? [rest.middleware].flat() : [];
   const { method, path } = addressOf(definition);
-  return new Hono<HonoEnv>().on([method], [path], ...middleware, ...validators, handler as never);
+  return new Hono<HonoEnv>().on([method], [path], ...middleware, ...validators, served);
 }
 
 /** The `createRoute` config a definition stands for, with `responses`: what OpenAPIHono serves and documents. */

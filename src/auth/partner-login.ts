@@ -5,6 +5,7 @@
 import type { Config, Env } from "../config";
 import { database } from "../db/client";
 import { partnerByUsername } from "../db/partners";
+import type { WireProfile } from "../domain/wire-profile";
 import { limiter, loginAddressSubject, loginSubject } from "../rate-limit/client";
 import { DECOY_PASSWORD_HASH, verifyPassword } from "./crypto";
 
@@ -13,7 +14,7 @@ export const MAX_USERNAME_LENGTH = 200;
 export const MAX_PASSWORD_LENGTH = 1024;
 
 export type LoginCheck =
-  | { outcome: "valid"; partnerId: string }
+  | { outcome: "valid"; partnerId: string; wireProfile: WireProfile }
   | { outcome: "wrong" }
   /** Too many failed attempts for the user name or the address: refused before any password check. */
   | { outcome: "throttled"; retryAfter: number };
@@ -55,5 +56,5 @@ export async function checkLogin(
   const valid = await verifyPassword(attempt.password, partner?.passwordHash ?? DECOY_PASSWORD_HASH, cfg.AUTH_PEPPER);
   if (!partner || !valid) return { outcome: "wrong" };
   await release();
-  return { outcome: "valid", partnerId: partner.id };
+  return { outcome: "valid", partnerId: partner.id, wireProfile: partner.wireProfile };
 }

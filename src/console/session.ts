@@ -125,7 +125,8 @@ export const requireConsoleSession = createMiddleware<HonoEnv>(async (c, next) =
     forget(c, SESSION_COOKIE);
     return c.redirect(SIGN_IN_PATH, 303);
   }
-  c.set("session", { partnerId: session.partnerId, tokenHash: session.idHash });
+  // The console answers pages, never the API's wire: its profile is this API's own.
+  c.set("session", { partnerId: session.partnerId, tokenHash: session.idHash, wireProfile: "DEFAULT" });
   const token = await csrfTokenOf(c, "session", session.id);
   c.set("csrfToken", token);
   if (c.req.method === "POST") {

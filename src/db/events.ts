@@ -7,6 +7,7 @@ import { and, asc, desc, eq, getTableColumns, gt, gte, inArray, isNull, lt, lte,
 import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { AfterAttempt } from "../domain/notification-schedule";
 import type { StoredSecrets } from "../domain/signing-secrets";
+import type { WireProfile } from "../domain/wire-profile";
 import type { Database } from "./client";
 import { applications, type EventRow, events, notificationAttempts, notificationOutcomes, partners } from "./schema";
 
@@ -108,6 +109,8 @@ export interface Delivery {
   endpoint: string;
   /** The partner's secrets that sign it, sealed as stored: its API key and its signing secrets. */
   secrets: StoredSecrets & { apiKey: string };
+  /** The shapes the partner reads its notifications in, as its profile is now. */
+  wireProfile: WireProfile;
   /** No other claim of the event succeeds before then, nor does the sweep wake it up. */
   leaseUntil: number;
 }
@@ -169,14 +172,18 @@ export async function claimDeliveries(
       previousUntil: sql<number | null>`${partner(partners.previousSigningSecretExpiresAt)}`,
       older: sql<string | null>`${partner(partners.olderSigningSecretCiphertext)}`,
       olderUntil: sql<number | null>`${partner(partners.olderSigningSecretExpiresAt)}`,
+      wireProfile: sql<WireProfile>`${partner(partners.wireProfile)}`,
     });
-  return rows.map(({ due, endpoint, apiKey, current, previous, previousUntil, older, olderUntil, ...event }) => ({
-    event,
-    due: due!,
-    endpoint,
-    secrets: { apiKey, current, previous, previousUntil, older, olderUntil },
-    leaseUntil,
-  }));
+  return rows.map(
+    ({ due, endpoint, apiKey, current, previous, previousUntil, older, olderUntil, wireProfile, ...event }) => ({
+      event,
+      due: due!,
+      endpoint,
+      secrets: { apiKey, current, previous, previousUntil, older, olderUntil },
+      wireProfile,
+      leaseUntil,
+    }),
+  );
 }
 
 /** Ends the leases of claimed events that could not be handed to their mailbox: the next wake-up claims them. */

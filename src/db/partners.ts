@@ -8,7 +8,7 @@ import { accessTokens, partners } from "./schema";
 
 export async function partnerByUsername(db: Database, username: string) {
   const row = await db
-    .select({ id: partners.id, passwordHash: partners.passwordHash })
+    .select({ id: partners.id, passwordHash: partners.passwordHash, wireProfile: partners.wireProfile })
     .from(partners)
     .where(eq(partners.username, username))
     .get();

@@ -23,6 +23,7 @@ import type { SettlesOn } from "../domain/partner-terms";
 import type { PayoutStatus } from "../domain/payouts";
 import type { EntryType } from "../domain/settlement-entries";
 import type { ShipmentItem, Tracking } from "../domain/shipments";
+import type { WireProfile } from "../domain/wire-profile";
 
 const createdAt = () => integer("created_at").notNull();
 
@@ -65,6 +66,11 @@ export const partners = sqliteTable(
      * fails the write's whole batch otherwise (src/db/storage.ts); a stored row always holds 1.
      */
     withinQuota: integer("within_quota").notNull().default(1),
+    /**
+     * The shapes of the partner's answers, errors and notifications (src/domain/wire-profile.ts): an operator
+     * sets it (scripts/partner-terms.ts, which refuses any other value). A token carries the profile of its login.
+     */
+    wireProfile: text("wire_profile").$type<WireProfile>().notNull().default("DEFAULT"),
     createdAt: createdAt(),
   },
   (t) => [check("partner_storage_quota", sql`${t.withinQuota} = 1`)],

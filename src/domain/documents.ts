@@ -65,6 +65,10 @@ const SIGNATURES: [prefix: string, extension: string][] = [
   ["R0lGODlh", "gif"],
 ];
 
+/** The extension the first bytes of base64 content (line breaks removed) say it has: a PDF, PNG, JPEG or GIF. */
+export const sniffedExtension = (content: string): string | undefined =>
+  SIGNATURES.find(([prefix]) => content.startsWith(prefix))?.[1];
+
 /**
  * Checks a return document (its content already known to be base64): a type from the extension
  * table, at most 500 kB decoded. A file sent without a name (Skip Pay's form) is typed by its first
@@ -77,7 +81,7 @@ export function acceptDocument(
 ): Result<AcceptedDocument> {
   // Valid base64 by the request schema; line breaks are dropped so that the size can be read off the length.
   const content = file.content.replace(/[\r\n]/g, "");
-  const sniffed = SIGNATURES.find(([prefix]) => content.startsWith(prefix))?.[1];
+  const sniffed = sniffedExtension(content);
   const filename = file.filename ?? (sniffed ? `${documentType.toLowerCase()}.${sniffed}` : undefined);
   const type = filename === undefined ? undefined : TYPES[extension(filename)];
   if (!type) {

@@ -19,7 +19,7 @@ import {
   type OrderItem,
   settleDiscounts,
 } from "./order-lines";
-import { type Current, finish, type Plan, type PlanContext, refusalOf } from "./plan";
+import { type Current, finish, type Outcome, type Plan, type PlanContext, refusalOf } from "./plan";
 import { type Problem, problem, type Result, refused } from "./result";
 
 interface Money {
@@ -27,7 +27,21 @@ interface Money {
   currency: string;
 }
 
-export interface SendRequest {
+/** A document kept with the order (a return's credit note, a shipment's invoice), its file accepted. */
+export interface KeptDocument {
+  type: string;
+  description?: string | undefined;
+  extraData?: { variableSymbol?: string | undefined } | undefined;
+  accepted: AcceptedDocument;
+}
+
+/** What an operation that may keep a document takes: the document, and the variable symbol it is for. */
+interface WithDocument {
+  variableSymbol?: string | undefined;
+  document?: KeptDocument | undefined;
+}
+
+export interface SendRequest extends WithDocument {
   /** Omitted: every line not yet sent. */
   items?: readonly ItemSelector[] | undefined;
   /** Omitted: today. */
@@ -37,7 +51,7 @@ export interface SendRequest {
   reference?: string | undefined;
 }
 
-export interface DeliverRequest {
+export interface DeliverRequest extends WithDocument {
   /** Omitted: every line not yet delivered. */
   items?: readonly ItemSelector[] | undefined;
   /** Omitted: today. */
@@ -49,21 +63,31 @@ export interface DeliverRequest {
   reference?: string | undefined;
 }
 
-export interface ReturnRequest {
+export interface ReturnRequest extends WithDocument {
   /** Omitted: the whole order; empty: an amount-only refund (then `totalPrice` is required). */
   items?: readonly ItemSelector[] | undefined;
   /** Overrides the refunded amount. */
   totalPrice?: Money | undefined;
-  variableSymbol?: string | undefined;
-  document?:
-    | {
-        type: string;
-        description?: string | undefined;
-        extraData?: { variableSymbol?: string | undefined } | undefined;
-        accepted: AcceptedDocument;
-      }
-    | undefined;
 }
+
+/** The variable symbol a document is for: the request's, else the document's own. */
+const symbolOf = ({ variableSymbol, document }: WithDocument) =>
+  variableSymbol ?? document?.extraData?.variableSymbol ?? null;
+
+/** The request's document as the outcome keeps it, if it has one. */
+const keptDocument = (request: WithDocument): Pick<Outcome, "document"> => {
+  const { document } = request;
+  return document
+    ? {
+        document: {
+          type: document.type,
+          description: document.description ?? null,
+          ...document.accepted,
+          variableSymbol: symbolOf(request),
+        },
+      }
+    : {};
+};
 
 export interface RefundRequest {
   totalPrice: Money;
@@ -198,6 +222,7 @@ export function planSend(current: Current, request: SendRequest, ctx: PlanContex
       lines: lines.value,
       movement: { shipped: true, attribute: "items" },
       shipping: { reference, deliveryTrackingNumber },
+      ...keptDocument(request),
     },
     ctx,
   );
@@ -231,6 +256,7 @@ export function planDeliver(current: Current, request: DeliverRequest, ctx: Plan
       lines: { ...change.value, lines },
       movement: { shipped: true, attribute: "items" },
       shipping: { reference: request.reference, deliveryTrackingNumber: request.deliveryTrackingNumber },
+      ...keptDocument(request),
     },
     ctx,
   );
@@ -268,7 +294,6 @@ export function planReturn(current: Current, request: ReturnRequest, ctx: PlanCo
   const after = lines?.lines ?? current.lines;
   const byDefault =
     request.items === undefined ? refundableAmount(ledgerOf(current.application, after)) : (lines?.touchedAmount ?? 0);
-  const { document } = request;
   return finish(
     current,
     {
@@ -277,21 +302,8 @@ export function planReturn(current: Current, request: ReturnRequest, ctx: PlanCo
         refund: Math.max(0, request.totalPrice?.amount ?? byDefault),
         attribute: request.totalPrice ? "totalPrice.amount" : "items",
       },
-      refund: {
-        origin: "RETURN",
-        reason: null,
-        variableSymbol: request.variableSymbol ?? document?.extraData?.variableSymbol ?? null,
-      },
-      ...(document
-        ? {
-            document: {
-              type: document.type,
-              description: document.description ?? null,
-              ...document.accepted,
-              variableSymbol: request.variableSymbol ?? document.extraData?.variableSymbol ?? null,
-            },
-          }
-        : {}),
+      refund: { origin: "RETURN", reason: null, variableSymbol: symbolOf(request) },
+      ...keptDocument(request),
     },
     ctx,
   );

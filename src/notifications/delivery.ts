@@ -17,6 +17,7 @@ import { unsafeUrlReason } from "../domain/url-safety";
 import { newId } from "../ids";
 import { errorFields, log } from "../log";
 import { EARLY_MS, LEASE_MS, mailboxName, mailboxOf } from "../mailbox/client";
+import { wireOf } from "../wire";
 import { DELIVERY_TIMEOUT_MS, statusFailure, thrownFailure } from "./failures";
 import { signatureHeaders } from "./signing";
 
@@ -121,9 +122,9 @@ async function secretsOf(delivery: Delivery, pepper: string, at: number) {
   };
 }
 
-/** The notification's body: the event as the partner reads it. */
-function bodyOf({ event }: Delivery, timeZone: string): string {
-  return JSON.stringify({
+/** The notification's body: the event as the partner reads it, in its wire profile (src/wire). */
+async function bodyOf({ event, wireProfile }: Delivery, timeZone: string): Promise<string> {
+  const body = {
     id: event.applicationId,
     state: event.state,
     stateReason: event.stateReason,
@@ -132,7 +133,9 @@ function bodyOf({ event }: Delivery, timeZone: string): string {
     sequence: event.sequence,
     ...(event.expiresAt !== null ? { expiresAt: formatDateTime(event.expiresAt, timeZone) } : {}),
     occurredAt: formatDateTime(event.occurredAt, timeZone),
-  });
+  };
+  const wire = wireOf(wireProfile);
+  return JSON.stringify(wire ? (await wire).notification(body) : body);
 }
 
 /** Attempts the delivery at `at`, given its endpoint's circuit now; answers what follows. */
@@ -167,7 +170,7 @@ export async function attempt(env: Env, delivery: Delivery, circuit: Circuit | n
     return { after };
   }
 
-  const body = bodyOf(delivery, cfg.SERVICE_TIMEZONE);
+  const body = await bodyOf(delivery, cfg.SERVICE_TIMEZONE);
   const signatures = await signatureHeaders(
     { id: event.id, timestamp: Math.floor(at / 1000), body },
     await secretsOf(delivery, cfg.AUTH_PEPPER, at),

@@ -26,8 +26,9 @@ function bearerToken(header: string | undefined): string | undefined {
 
 async function sessionFromDatabase(env: Env, tokenHash: string, at: number): Promise<SessionRecord | null> {
   const row = await env.DB.prepare(
-    `SELECT partner_id AS partnerId, expires_at AS expiresAt FROM access_tokens
-     WHERE token_hash = ? AND revoked_at IS NULL AND expires_at > ?`,
+    `SELECT t.partner_id AS partnerId, t.expires_at AS expiresAt, p.wire_profile AS wireProfile
+     FROM access_tokens t JOIN partners p ON p.id = t.partner_id
+     WHERE t.token_hash = ? AND t.revoked_at IS NULL AND t.expires_at > ?`,
   )
     .bind(tokenHash, at)
     .first<SessionRecord>();
@@ -63,7 +64,8 @@ export const rateLimitAndSession = createMiddleware<HonoEnv>(async (c, next) => 
       result = { ...unmetered(at, limit, windowSeconds), session, bookmark: null };
     }
     if (result.session) {
-      c.set("session", { partnerId: result.session.partnerId, tokenHash });
+      const { partnerId, wireProfile } = result.session;
+      c.set("session", { partnerId, tokenHash, wireProfile });
       c.set("bookmark", result.bookmark);
     } else result = undefined;
   }

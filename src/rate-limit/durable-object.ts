@@ -1,4 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
+import type { WireProfile } from "../domain/wire-profile";
 
 export interface Quota {
   allowed: boolean;
@@ -11,6 +12,8 @@ export interface Quota {
 export interface SessionRecord {
   partnerId: string;
   expiresAt: number;
+  /** The partner's wire profile when the token was issued: its answers keep it until the token ends. */
+  wireProfile: WireProfile;
 }
 
 /** A console sign-in (src/console/session.ts): whose it is, and when it ends. */
@@ -73,7 +76,8 @@ export class RateLimiter extends DurableObject {
       `CREATE TABLE IF NOT EXISTS windows (start INTEGER PRIMARY KEY, end INTEGER NOT NULL, count INTEGER NOT NULL)`,
     );
     this.sql.exec(
-      `CREATE TABLE IF NOT EXISTS session (id INTEGER PRIMARY KEY CHECK (id = 1), partner_id TEXT NOT NULL, expires_at INTEGER NOT NULL)`,
+      `CREATE TABLE IF NOT EXISTS session (id INTEGER PRIMARY KEY CHECK (id = 1), partner_id TEXT NOT NULL, expires_at INTEGER NOT NULL,
+       wire_profile TEXT NOT NULL DEFAULT 'DEFAULT')`,
     );
     this.sql.exec(
       `CREATE TABLE IF NOT EXISTS attempts (id INTEGER PRIMARY KEY AUTOINCREMENT, expires_at INTEGER NOT NULL)`,
@@ -88,12 +92,16 @@ export class RateLimiter extends DurableObject {
     if (this.sessionRead) return;
     const exists =
       this.schemaReady || this.sql.exec(`SELECT 1 FROM sqlite_master WHERE name = 'session'`).toArray().length > 0;
+    // `*`: a session stored before wire profiles existed has no such column, and is answered DEFAULT. Only a
+    // new token's object opens a session, so such a table is never written again.
     const row = exists
       ? this.sql
-          .exec<{ partner_id: string; expires_at: number }>(`SELECT partner_id, expires_at FROM session`)
+          .exec<{ partner_id: string; expires_at: number; wire_profile?: WireProfile }>(`SELECT * FROM session`)
           .toArray()[0]
       : undefined;
-    this.session = row ? { partnerId: row.partner_id, expiresAt: row.expires_at } : null;
+    this.session = row
+      ? { partnerId: row.partner_id, expiresAt: row.expires_at, wireProfile: row.wire_profile ?? "DEFAULT" }
+      : null;
     // Objects created before bookmarks existed have no such table until their next write.
     const hasBookmarks =
       exists && this.sql.exec(`SELECT 1 FROM sqlite_master WHERE name = 'bookmark'`).toArray().length > 0;
@@ -166,12 +174,14 @@ export class RateLimiter extends DurableObject {
   openSession(session: SessionRecord): void {
     this.ensureSchema();
     this.sql.exec(
-      `INSERT INTO session (id, partner_id, expires_at) VALUES (1, ?, ?)
-       ON CONFLICT (id) DO UPDATE SET partner_id = excluded.partner_id, expires_at = excluded.expires_at`,
+      `INSERT INTO session (id, partner_id, expires_at, wire_profile) VALUES (1, ?, ?, ?)
+       ON CONFLICT (id) DO UPDATE SET partner_id = excluded.partner_id, expires_at = excluded.expires_at,
+       wire_profile = excluded.wire_profile`,
       session.partnerId,
       session.expiresAt,
+      session.wireProfile,
     );
-    this.session = { partnerId: session.partnerId, expiresAt: session.expiresAt };
+    this.session = { partnerId: session.partnerId, expiresAt: session.expiresAt, wireProfile: session.wireProfile };
     this.scheduleCleanup(session.expiresAt);
   }
 

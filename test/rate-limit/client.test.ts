@@ -138,6 +138,26 @@ describe("when the rate limiter cannot be reached", () => {
     expect(warn.mock.calls.map((c) => String(c[0])).join()).toContain("rate limiter unreachable");
   });
 
+  it("reads the partner's wire profile with the token from D1: a SKIP_PAY partner is answered in Skip Pay's shapes", async () => {
+    const { token } = await signIn({ wireProfile: "SKIP_PAY" });
+    vi.spyOn(RateLimiter.prototype, "hit").mockImplementation(() => {
+      throw new Error("object unavailable");
+    });
+    vi.spyOn(console, "warn").mockImplementation(() => {});
+    const res = await call("GET", UNKNOWN_APPLICATION, { token, wire: "SKIP_PAY" });
+    expect(res.status).toBe(404);
+    expect(await json(res)).toEqual({
+      errors: [
+        {
+          code: "APPLICATION_NOT_FOUND",
+          message: "application not found",
+          severity: "ERROR",
+          ticketId: expect.any(String),
+        },
+      ],
+    });
+  });
+
   it("still refuses an invalid, expired or revoked token", async () => {
     const { token } = await signIn();
     await call("DELETE", "/authentication/v1/partner", { token });

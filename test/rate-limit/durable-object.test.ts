@@ -13,8 +13,32 @@ describe("the token's object", () => {
     const stored = await runInDurableObject(await tokenObject(token), (_, state) =>
       state.storage.sql.exec("SELECT * FROM session").toArray(),
     );
-    expect(stored).toEqual([{ id: 1, partner_id: partner.id, expires_at: T0.getTime() + 7_200_000 }]);
+    expect(stored).toEqual([
+      { id: 1, partner_id: partner.id, expires_at: T0.getTime() + 7_200_000, wire_profile: "DEFAULT" },
+    ]);
     expect(JSON.stringify(stored)).not.toContain(token);
+  });
+
+  it("holds the partner's wire profile as it was at login, and reads a session stored without one as DEFAULT", async () => {
+    const { token } = await signIn({ wireProfile: "SKIP_PAY" });
+    const now = T0.getTime();
+    expect((await (await tokenObject(token)).hit(now, 10, 60, true)).session).toMatchObject({
+      wireProfile: "SKIP_PAY",
+    });
+
+    // A token's object from before wire profiles: its session table has no such column.
+    const old = env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName("token:stored-before-wire-profiles"));
+    await runInDurableObject(old, (_, state) => {
+      state.storage.sql.exec(
+        "CREATE TABLE session (id INTEGER PRIMARY KEY CHECK (id = 1), partner_id TEXT NOT NULL, expires_at INTEGER NOT NULL)",
+      );
+      state.storage.sql.exec("INSERT INTO session VALUES (1, 'P1', ?)", now + 60_000);
+    });
+    expect((await old.hit(now, 10, 60, true)).session).toEqual({
+      partnerId: "P1",
+      expiresAt: now + 60_000,
+      wireProfile: "DEFAULT",
+    });
   });
 
   it("stores nothing for a made-up token: no table, no alarm, whatever the request", async () => {

@@ -3,6 +3,7 @@ import { env } from "cloudflare:workers";
 import { createApp } from "../../src/app";
 import { hashPassword, newSigningSecret, randomSecret, sealSecret } from "../../src/auth/crypto";
 import type { Env } from "../../src/config";
+import type { WireProfile } from "../../src/domain/wire-profile";
 import { newId } from "../../src/ids";
 import { expectDocumented } from "./openapi-check";
 
@@ -15,6 +16,8 @@ export interface CallOptions {
   headers?: Record<string, string>;
   /** Variables to override for this request only (goes through the same app with a modified env). */
   vars?: Partial<Env>;
+  /** The wire profile of the token's partner: which document the answer is checked against (ours by default). */
+  wire?: WireProfile;
 }
 
 /** One request through the Worker's real entry point (or the same app with overridden variables). */
@@ -27,14 +30,19 @@ export async function call(method: string, path: string, options: CallOptions = 
     headers["Content-Type"] ??= "application/json";
   }
   const url = path.startsWith("http") ? path : `${BASE}${path}`;
-  return send(url, { method, headers, body }, options.vars);
+  return send(url, { method, headers, body }, options.vars, options.wire);
 }
 
 /**
  * The request through the Worker's real entry point, or, with `vars`, through the same app with those
  * variables overriding the environment (waiting for its waitUntil work, as the runtime would).
  */
-export async function send(url: string, init: RequestInit, vars?: Partial<Env>): Promise<Response> {
+export async function send(
+  url: string,
+  init: RequestInit,
+  vars?: Partial<Env>,
+  wire: WireProfile = "DEFAULT",
+): Promise<Response> {
   let res: Response;
   if (vars) {
     const ctx = createExecutionContext();
@@ -44,8 +52,11 @@ export async function send(url: string, init: RequestInit, vars?: Partial<Env>):
   } else {
     res = await SELF.fetch(url, init);
   }
-  // Every answer the suite receives must be the one the OpenAPI document promises.
-  await expectDocumented(init.method ?? "GET", url, res);
+  // Every answer the suite receives must be the one its partner's document promises: ours, or Skip Pay's
+  // (loaded only by the files that need it).
+  if (wire === "SKIP_PAY") {
+    await (await import("./skippay-check")).expectSkipPayAnswer(init.method ?? "GET", url, res);
+  } else await expectDocumented(init.method ?? "GET", url, res);
   return res;
 }
 
@@ -90,8 +101,13 @@ export interface TestPartner {
   signingSecret: string;
 }
 
+export interface PartnerOptions {
+  /** The shapes the partner is answered in (src/wire); DEFAULT unless given. */
+  wireProfile?: WireProfile;
+}
+
 /** A partner of its own for every test, so tests never depend on each other's data. */
-export async function createPartner(): Promise<TestPartner> {
+export async function createPartner(options: PartnerOptions = {}): Promise<TestPartner> {
   const partner = {
     id: newId(),
     username: `partner-${newId().toLowerCase()}`,
@@ -100,8 +116,9 @@ export async function createPartner(): Promise<TestPartner> {
     signingSecret: newSigningSecret(),
   };
   await env.DB.prepare(
-    `INSERT INTO partners (id, username, display_name, password_hash, api_key_ciphertext, signing_secret_ciphertext, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO partners (id, username, display_name, password_hash, api_key_ciphertext, signing_secret_ciphertext,
+       wire_profile, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
   )
     .bind(
       partner.id,
@@ -110,6 +127,7 @@ export async function createPartner(): Promise<TestPartner> {
       await hashPassword(partner.password, env.AUTH_PEPPER),
       await sealSecret(partner.apiKey, env.AUTH_PEPPER, "api-key"),
       await sealSecret(partner.signingSecret, env.AUTH_PEPPER, "signing-secret"),
+      options.wireProfile ?? "DEFAULT",
       Date.now(),
     )
     .run();
@@ -125,8 +143,8 @@ export async function login(partner: TestPartner): Promise<string> {
 }
 
 /** A new partner and a token of theirs. */
-export async function signIn(): Promise<{ partner: TestPartner; token: string }> {
-  const partner = await createPartner();
+export async function signIn(options: PartnerOptions = {}): Promise<{ partner: TestPartner; token: string }> {
+  const partner = await createPartner(options);
   return { partner, token: await login(partner) };
 }
 

@@ -89,11 +89,13 @@ export async function responseProblems(method: string, url: string, res: Respons
   }
 
   const text = await res.clone().text();
-  const mediaType = (res.headers.get("Content-Type") ?? "").split(";")[0]!.trim();
+  const contentType = res.headers.get("Content-Type") ?? "";
   if (!declared.content) {
     if (text !== "") problems.push(`${at}: a body where the document declares none`);
     return problems;
   }
+  // Declared with its parameters (`text/plain; charset=utf-8`), or as the bare media type.
+  const mediaType = declared.content[contentType] ? contentType : contentType.split(";")[0]!.trim();
   if (!declared.content[mediaType]) return [...problems, `${at}: media type ${mediaType || "(none)"} is not declared`];
   if (mediaType === "application/json") {
     problems.push(...check(`${base}/content/${pointerSegment(mediaType)}/schema`, JSON.parse(text), `${at} body`));

@@ -74,7 +74,11 @@ export const login = openApiRoute(route, async (c) => {
   const expiresAt = at + TOKEN_LIFETIME_SECONDS * 1000;
   await Promise.all([
     recordAccessToken(await c.var.db.orm(), { tokenHash, partnerId: check.partnerId, expiresAt, createdAt: at }),
-    limiter(c.env, tokenSubject(tokenHash)).openSession({ partnerId: check.partnerId, expiresAt }),
+    limiter(c.env, tokenSubject(tokenHash)).openSession({
+      partnerId: check.partnerId,
+      expiresAt,
+      wireProfile: check.wireProfile,
+    }),
   ]);
   c.header("Cache-Control", "no-store");
   return c.json({ accessToken, expiresIn: TOKEN_LIFETIME_SECONDS } as const, 200);

@@ -9,8 +9,13 @@ import {
   withRefusals,
   writeContent,
 } from "../../api";
+import { acceptDocument } from "../../domain/documents";
+import type { KeptDocument } from "../../domain/order-operations";
+import { ApiError } from "../../http/errors";
+import type { Infer } from "../../lazy-schema";
 import { ApplicationIdParam, OrderWithApplication } from "../applications/schema";
 import examples from "../examples.json";
+import type { ReturnDocument } from "./schema";
 
 /**
  * What refuses every operation on an order's items: the application's state, an unknown item, a bad
@@ -26,6 +31,24 @@ export const ITEM_OPERATION_REFUSALS = {
   APPLICATION_SIZE_LIMIT_REACHED:
     "a partial quantity would copy a line past the 256 KiB of content an application holds",
 } satisfies Refusals;
+
+/** What refuses an operation's document (kept with the order, as a return's is). */
+export const DOCUMENT_REFUSALS = {
+  FILE_TOO_LARGE: "",
+  FILE_TYPE_NOT_ALLOWED: "",
+  DOCUMENT_LIMIT_REACHED: "the application keeps 20 documents already",
+} satisfies Refusals;
+
+/** The request with its document's file accepted (type and size), or the 422 that refuses the file. */
+export function withAcceptedDocument<T extends { document?: Infer<typeof ReturnDocument> | undefined }>(
+  body: T,
+): Omit<T, "document"> & { document?: KeptDocument } {
+  const { document, ...rest } = body;
+  if (!document) return rest;
+  const accepted = acceptDocument(document.type, document.file);
+  if (!accepted.ok) throw ApiError.of(accepted.problems);
+  return { ...rest, document: { ...document, accepted: accepted.value } };
+}
 
 /** The route of an order operation: PUT with the application id, answering the order with applicationInfo. */
 export function orderOperationRoute<T extends z.ZodType>(options: {

@@ -1,11 +1,14 @@
 import { openApiRoute } from "../../api";
 import { changeOrRefuse } from "../../api/application-change";
-import { acceptDocument } from "../../domain/documents";
 import { planReturn } from "../../domain/order-operations";
-import { ApiError } from "../../http/errors";
 import { presentContext, presentOrder } from "../applications/present";
 import examples from "../examples.json";
-import { ITEM_OPERATION_REFUSALS, orderOperationRoute } from "./operation-route";
+import {
+  DOCUMENT_REFUSALS,
+  ITEM_OPERATION_REFUSALS,
+  orderOperationRoute,
+  withAcceptedDocument,
+} from "./operation-route";
 import { ReturnRequest } from "./schema";
 
 const route = orderOperationRoute({
@@ -22,20 +25,12 @@ const route = orderOperationRoute({
     DISCOUNT_NOT_SEPARABLE: "",
     REFUND_LIMIT_EXCEEDED: "a refund below 1, or above what is refundable",
     TOTAL_PRICE_LIMIT_EXCEEDED: "",
-    FILE_TOO_LARGE: "",
-    FILE_TYPE_NOT_ALLOWED: "",
-    DOCUMENT_LIMIT_REACHED: "the application keeps 20 documents already",
+    ...DOCUMENT_REFUSALS,
   },
 });
 
 export const returnOrder = openApiRoute(route, async (c) => {
-  const body = c.req.valid("json");
-  const accepted = body.document ? acceptDocument(body.document.type, body.document.file) : undefined;
-  if (accepted && !accepted.ok) throw ApiError.of(accepted.problems);
-  const request = {
-    ...body,
-    document: body.document && accepted?.ok ? { ...body.document, accepted: accepted.value } : undefined,
-  };
+  const request = withAcceptedDocument(c.req.valid("json"));
   const { aggregate } = await changeOrRefuse(c, c.req.valid("param").applicationId, (current, ctx) =>
     planReturn(current, request, ctx),
   );

@@ -68,6 +68,7 @@ export const SendRequest = schema(() =>
         description:
           "Your own reference of the shipment this creates (an invoice or delivery note number): on the shipment and in the payout report",
       }),
+      document: ReturnDocument().optional(),
     })
     .openapi("SendRequest"),
 );

@@ -24,6 +24,20 @@ describe("PUT …/order/deliver", () => {
     ]);
   });
 
+  it("keeps a document sent with the delivery, as a return's", async () => {
+    const { token } = await signIn();
+    const id = await approved(token);
+    const res = await put(token, `${app(id)}/order/deliver`, {
+      document: { type: "OTHER", file: btoa("%PDF-1.4 proof of delivery") },
+    });
+    expect(res.status).toBe(200);
+    const body = await json<OrderView>(res);
+    expect(body.state).toBe("DELIVERED");
+    expect(body.documents).toEqual([
+      { id: expect.any(String), type: "OTHER", filename: "other.pdf", url: expect.any(String) },
+    ]);
+  });
+
   it("delivering part keeps READY_SHIPPED and the order at its least advanced state", async () => {
     const { token } = await signIn();
     const id = await approved(token);

@@ -1,5 +1,6 @@
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { json, signIn } from "../../support/api";
+import { call, json, signIn } from "../../support/api";
 import { applicationRequest, createApplication, eventsOf, forceState } from "../../support/factories";
 import { app, approved, approvedWithTotal, expect422, type OrderView, order, put } from "../../support/orders";
 
@@ -34,6 +35,39 @@ describe("PUT …/order/send", () => {
       applicationInfo: { id, state: "READY", stateReason: "READY_SHIPPED" },
     });
     expect((await eventsOf(id)).at(-1)).toEqual({ sequence: 2, state: "READY", stateReason: "READY_SHIPPED" });
+  });
+
+  it("keeps a document sent with the goods (an invoice, as a return's credit note), with the variable symbol it is for", async () => {
+    const { token } = await signIn();
+    const id = await approved(token);
+    const res = await put(token, `${app(id)}/order/send`, {
+      items: [{ code: "BK-7" }],
+      variableSymbol: "2026000123",
+      document: { type: "INVOICE", description: "Invoice 7", file: { filename: "invoice-7.txt", content: btoa("7") } },
+    });
+    expect(res.status).toBe(200);
+    const { documents, items } = await json<OrderView>(res);
+    expect(items.find((i) => i.code === "BK-7")!.state).toBe("SENT");
+    expect(documents).toEqual([
+      {
+        id: expect.any(String),
+        type: "INVOICE",
+        filename: "invoice-7.txt",
+        description: "Invoice 7",
+        url: expect.any(String),
+      },
+    ]);
+    const download = await call("GET", documents[0]!.url, { token });
+    expect(await download.text()).toBe("7");
+    const stored = await env.DB.prepare("SELECT variable_symbol AS symbol FROM documents WHERE id = ?")
+      .bind(documents[0]!.id)
+      .first<{ symbol: string }>();
+    expect(stored).toEqual({ symbol: "2026000123" });
+    const refused = await put(token, `${app(id)}/order/send`, {
+      document: { type: "INVOICE", file: { filename: "invoice.exe", content: btoa("MZ") } },
+    });
+    await expect422(refused, "FILE_TYPE_NOT_ALLOWED");
+    expect((await order(token, id)).items.filter((i) => i.state === "SENT")).toHaveLength(1);
   });
 
   it("sends part of a line: the sent units become a new line, prices split exactly", async () => {

@@ -1,0 +1,1 @@
+ALTER TABLE `partners` ADD `wire_profile` text DEFAULT 'DEFAULT' NOT NULL;
