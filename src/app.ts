@@ -7,6 +7,7 @@ import { ExtensibleRouter, mountOnFirstUse } from "./api/mount";
 import { requireSession } from "./auth/require-session";
 import { config } from "./config";
 import type { HonoEnv } from "./env";
+import { auditApiWrites } from "./http/audit";
 import { countBindings } from "./http/binding-counters";
 import { drainUnreadBody, limitBody } from "./http/body-limit";
 import { ApiError, errorBody } from "./http/errors";
@@ -65,6 +66,8 @@ export function createApp() {
   app.use("*", limitBody);
   app.use("/authentication/*", jsonBody);
   app.use("/financing/*", jsonBody);
+  // Before the idempotency store: an answer it repeats is the first request's, recorded once.
+  app.use("/financing/*", auditApiWrites);
   app.use("/financing/*", idempotency);
 
   app.notFound(() => {

@@ -1,5 +1,6 @@
 import type { Config, Env } from "./config";
 import type { DatabaseHandle } from "./db/handle";
+import type { AuditFigures } from "./domain/audit";
 
 export interface Session {
   partnerId: string;
@@ -21,5 +22,9 @@ export type HonoEnv = {
     sessionProblem?: "missing" | "invalid";
     /** The request's database (src/db/handle.ts): set for every path that reads or writes it. */
     db: DatabaseHandle;
+    /** The operation of the API the request reached (src/api/route.ts): what the audit log names. */
+    operationId?: string;
+    /** What the operation did, for the audit log (src/http/audit.ts); unset: what the request asked. */
+    auditFigures?: AuditFigures;
   };
 };

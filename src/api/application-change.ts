@@ -7,6 +7,7 @@ import { type ChangeServices, changeApplication, type Planner } from "../applica
 import { session } from "../auth/require-session";
 import { deadlinePolicy } from "../config";
 import type { Aggregate } from "../db/applications";
+import { figuresOfPlan } from "../domain/audit";
 import type { Plan } from "../domain/plan";
 import type { HonoEnv } from "../env";
 import { ApiError } from "../http/errors";
@@ -32,5 +33,6 @@ export async function changeOrRefuse(
   const result = await changeApplication(changeServices(c), session(c).partnerId, applicationId, planner);
   if (result.outcome === "not_found") throw ApiError.notFound("application");
   if (result.outcome === "refused") throw ApiError.of(result.problems);
+  c.set("auditFigures", { applicationId, ...figuresOfPlan(result.plan) });
   return result;
 }

@@ -1,0 +1,52 @@
+/**
+ * What the console writes to the audit log (src/domain/audit.ts): each action with who did it (the
+ * signed-in person, or the partner's credentials), from which address, and its outcome. An action done
+ * once per form (./forms.ts `onceForForm`) is recorded inside that work, so a double-click records once.
+ */
+import type { Context } from "hono";
+import { now } from "../clock";
+import { recordAudit } from "../db/audit-events";
+import type { Actor, AuditEntry } from "../domain/audit";
+import type { Problem } from "../domain/result";
+import type { HonoEnv } from "../env";
+import type { ConsoleUser } from "./session";
+
+/** The audit log's actor of a console user. */
+export const actorOf = (user: ConsoleUser): Actor =>
+  user.kind === "person"
+    ? { type: "PERSON", id: user.personId, name: user.email }
+    : { type: "PARTNER_CREDENTIALS", id: null, name: null };
+
+type Recorded = Omit<AuditEntry, "source" | "actor" | "address" | "operation"> & {
+  /** Default: the action posted, as the roles' table names it (./access.ts). */
+  operation?: string;
+  /** Default: the signed-in user (sign-in and setup name theirs). */
+  actor?: Actor;
+  partnerId?: string;
+};
+
+/** Records a console action of the signed-in user (or of `actor` at `partnerId`, before a session). */
+export async function recordConsoleAction(c: Context<HonoEnv>, recorded: Recorded): Promise<void> {
+  const { actor, partnerId, operation, ...entry } = recorded;
+  const user = c.get("consoleUser") as ConsoleUser | undefined;
+  const partner = partnerId ?? user?.partnerId;
+  if (!partner) throw new Error("a console action recorded without a partner");
+  await recordAudit(
+    c.var.db.client,
+    partner,
+    {
+      ...entry,
+      operation: operation ?? c.get("consoleOperation"),
+      source: "CONSOLE",
+      actor: actor ?? actorOf(user!),
+      address: c.req.header("CF-Connecting-IP") ?? null,
+    },
+    now(),
+  );
+}
+
+/** The outcome of a refusal of the domain: the first problem's code. */
+export const refusedWith = (problems: readonly Problem[]) => ({
+  outcome: "REFUSED" as const,
+  code: problems[0]?.code ?? "REFUSED",
+});
