@@ -36,16 +36,6 @@ const positiveInt =
     return Number.isSafeInteger(value) && value > 0 ? value : INVALID;
   };
 
-/** An instant (Unix milliseconds) from an ISO 8601 date or date-time with its offset. */
-const instant =
-  (fallback: string): Parser<number> =>
-  (raw) => {
-    const text = raw ?? fallback;
-    if (typeof text !== "string" || !/^\d{4}-\d{2}-\d{2}(T.+(Z|[+-]\d{2}:\d{2}))?$/.test(text)) return INVALID;
-    const at = Date.parse(text);
-    return Number.isNaN(at) ? INVALID : at;
-  };
-
 const isTimeZone = (tz: string) => {
   try {
     new Intl.DateTimeFormat("en-GB", { timeZone: tz });
@@ -141,13 +131,6 @@ const VARIABLES = {
   SANDBOX: flag(false),
   /** Sandbox: how long a manual review takes before it settles. */
   SANDBOX_REVIEW_SECONDS: positiveInt(600),
-  /**
-   * The console's migration period (docs/operations.md): until this instant a partner's API credentials
-   * (user name and password) still open its console, unless one of its people is an ADMIN who has set up
-   * their sign-in. From then on only people sign in; the API's login is unchanged. An ISO 8601 date
-   * (midnight UTC) or date-time with offset.
-   */
-  CONSOLE_API_CREDENTIALS_UNTIL: instant("2027-06-01"),
   /** Secret: peppers password hashes and derives the key that encrypts API keys (at least 16 characters). */
   AUTH_PEPPER: (raw: unknown) => (typeof raw === "string" && raw.length >= 16 ? raw : INVALID),
   /** Benchmarks and tests only: responses report the D1 and Durable Object calls they made. */

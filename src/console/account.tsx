@@ -5,6 +5,7 @@
  */
 import { type Context, Hono } from "hono";
 import { now } from "../clock";
+import { API_CREDENTIALS_OPEN_CONSOLE_UNTIL } from "../domain/people";
 import type { HonoEnv } from "../env";
 import { recordConsoleAction } from "./audit";
 import { FormTokens, page, signedIn, Time } from "./layout";
@@ -24,8 +25,8 @@ async function accountPage(c: Context<HonoEnv>) {
         <h1>Your sign-in</h1>
         <p>
           You are signed in with the partner's API credentials, which act as an ADMIN until the migration period ends (
-          <Time at={c.var.config.CONSOLE_API_CREDENTIALS_UNTIL} timeZone={timeZone} />) or an ADMIN of your people has
-          set up their sign-in. Add your people, yourself first, on the <a href="/console/people">People</a> page.
+          <Time at={API_CREDENTIALS_OPEN_CONSOLE_UNTIL} timeZone={timeZone} />) or an ADMIN of your people has set up
+          their sign-in. Add your people, yourself first, on the <a href="/console/people">People</a> page.
         </p>
       </section>,
     );

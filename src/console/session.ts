@@ -199,11 +199,7 @@ async function userOf(
       sessionIdHash: session.idHash,
     };
   }
-  const open = apiCredentialsOpenConsole(
-    now(),
-    c.var.config.CONSOLE_API_CREDENTIALS_UNTIL,
-    await hasActiveAdmin(db, session.partnerId),
-  );
+  const open = apiCredentialsOpenConsole(now(), await hasActiveAdmin(db, session.partnerId));
   return open ? { kind: "credentials", partnerId: session.partnerId, role: "ADMIN" } : null;
 }
 

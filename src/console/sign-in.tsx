@@ -11,7 +11,12 @@ import { checkLogin, MAX_PASSWORD_LENGTH, MAX_USERNAME_LENGTH } from "../auth/pa
 import { checkPersonSignIn } from "../auth/person-sign-in";
 import { now } from "../clock";
 import { hasActiveAdmin } from "../db/people";
-import { apiCredentialsOpenConsole, MAX_EMAIL_LENGTH, personName } from "../domain/people";
+import {
+  API_CREDENTIALS_OPEN_CONSOLE_UNTIL,
+  apiCredentialsOpenConsole,
+  MAX_EMAIL_LENGTH,
+  personName,
+} from "../domain/people";
 import type { HonoEnv } from "../env";
 import { recordConsoleAction } from "./audit";
 import { errorPage } from "./errors";
@@ -37,7 +42,7 @@ interface Filled {
 
 async function signInPage(c: Context<HonoEnv>, notice?: Notice, filled?: Filled, status: 200 | 400 | 403 | 429 = 200) {
   const csrf = await signInToken(c);
-  const until = shownTime(c.var.config.CONSOLE_API_CREDENTIALS_UNTIL, c.var.config.SERVICE_TIMEZONE);
+  const until = shownTime(API_CREDENTIALS_OPEN_CONSOLE_UNTIL, c.var.config.SERVICE_TIMEZONE);
   return page(
     c,
     { title: "Sign in" },
@@ -147,11 +152,7 @@ async function signInWithCredentials(c: Context<HonoEnv>, username: string, pass
     return signInPage(c, { kind: "refused", heading: "The user name or password is wrong." }, filled, 400);
   }
   const actor = { type: "PARTNER_CREDENTIALS" as const, id: null, name: null };
-  const open = apiCredentialsOpenConsole(
-    now(),
-    c.var.config.CONSOLE_API_CREDENTIALS_UNTIL,
-    await hasActiveAdmin(await c.var.db.orm(), check.partnerId),
-  );
+  const open = apiCredentialsOpenConsole(now(), await hasActiveAdmin(await c.var.db.orm(), check.partnerId));
   if (!open) {
     await recordConsoleAction(c, {
       operation: "signIn",

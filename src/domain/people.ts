@@ -65,10 +65,16 @@ export function planRoleChange(people: readonly PersonState[], personId: string,
 }
 
 /**
- * Whether the partner's API credentials (its user name and password) still open the console: during the
- * migration period, until `until` (CONSOLE_API_CREDENTIALS_UNTIL) and only while none of the partner's
- * people is an ADMIN who has set up their sign-in. From then on people sign in as themselves; the API's
- * login keeps the credentials.
+ * The end of the console's migration period (docs/operations.md): six months after people came to the
+ * console. A date the partners are told, the same for every deployment, so a constant rather than a
+ * variable; a partner's period ends earlier once one of its people is an ADMIN with their sign-in set up.
  */
-export const apiCredentialsOpenConsole = (at: number, until: number, hasActiveAdmin: boolean) =>
-  at < until && !hasActiveAdmin;
+export const API_CREDENTIALS_OPEN_CONSOLE_UNTIL = Date.parse("2027-06-01T00:00:00Z");
+
+/**
+ * Whether the partner's API credentials (its user name and password) still open the console: during the
+ * migration period, and only while none of the partner's people is an ADMIN who has set up their
+ * sign-in. From then on people sign in as themselves; the API's login keeps the credentials.
+ */
+export const apiCredentialsOpenConsole = (at: number, hasActiveAdmin: boolean) =>
+  at < API_CREDENTIALS_OPEN_CONSOLE_UNTIL && !hasActiveAdmin;
