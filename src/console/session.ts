@@ -129,7 +129,7 @@ export async function openSession(c: Context<HonoEnv>, partnerId: string): Promi
 
 /** Signs a person in: any session the browser had ends, a new one begins in the person's object. */
 export async function openPersonSession(c: Context<HonoEnv>, partnerId: string, personId: string): Promise<void> {
-  await endSession(c);
+  await endServerSession(c);
   const secret = randomSecret(32);
   const at = now();
   await personObject(c, personId).openPersonSession({
@@ -149,12 +149,17 @@ export async function openPersonSession(c: Context<HonoEnv>, partnerId: string, 
 /** The client's address as the edge saw it (Cloudflare sets CF-Connecting-IP; local runs have none). */
 export const clientAddress = (c: Context<HonoEnv>) => c.req.header("CF-Connecting-IP") ?? null;
 
-/** Ends the browser's session on the server, and its cookie. */
-export async function endSession(c: Context<HonoEnv>): Promise<void> {
+/** Ends the browser's session on the server (its cookie stays, for a new session to replace). */
+async function endServerSession(c: Context<HonoEnv>): Promise<void> {
   const id = readCookie(c, SESSION_COOKIE);
   const person = id ? PERSON_COOKIE.exec(id) : null;
   if (person) await personObject(c, person[1]!).endPersonSession(await sha256Hex(person[2]!));
   else if (id) await sessionObject(c, await sha256Hex(id)).endConsoleSession();
+}
+
+/** Ends the browser's session on the server, and its cookie. */
+export async function endSession(c: Context<HonoEnv>): Promise<void> {
+  await endServerSession(c);
   forget(c, SESSION_COOKIE);
 }
 
