@@ -21,8 +21,8 @@ import {
   supportRefundLimitsOf,
 } from "../db/people";
 import { formatMoney } from "../domain/money";
-import { personName, planAddPerson, SETUP_LINK_MS } from "../domain/people";
-import { isRole, ROLES } from "../domain/roles";
+import { personName, planAddPerson, planRoleChange, SETUP_LINK_MS } from "../domain/people";
+import { isRole, ROLES, type Role } from "../domain/roles";
 import type { HonoEnv } from "../env";
 import { newId } from "../ids";
 import { recordConsoleAction } from "./audit";
@@ -279,27 +279,26 @@ export const people = new Hono<HonoEnv>()
     const { partnerId } = session(c);
     const person = await personById(db, partnerId, personId);
     if (!person) return peoplePage(c, refused("There is no such person: someone removed them meanwhile."), 422);
-    const lastAdmin = refused(`${person.email} is your last ADMIN: make another person ADMIN first.`);
-    if (change === "role") {
-      const role = form.get("role") ?? "";
-      if (!isRole(role)) return peoplePage(c, refused("Choose a role from the list."), 400);
-      const changed = await changeRole(db, partnerId, personId, role, now());
-      const subject = `${person.email}: ${person.role} → ${role}`;
+    const role = change === "role" ? (form.get("role") ?? "") : null;
+    if (role !== null && !isRole(role)) return peoplePage(c, refused("Choose a role from the list."), 400);
+    if (change !== "role" && form.get("confirm") !== "yes")
+      return peoplePage(c, refused("Tick the box to confirm."), 400);
+    if (change !== "reset") {
+      const everyone = (await peopleOf(db, partnerId)).map((p) => ({ id: p.id, role: p.role as Role }));
+      const planned = planRoleChange(everyone, personId, role);
+      const done =
+        planned.ok &&
+        (role !== null
+          ? await changeRole(db, partnerId, personId, role, now())
+          : await removePerson(db, partnerId, personId));
+      const subject = role !== null ? `${person.email}: ${person.role} → ${role}` : person.email;
       await recordConsoleAction(c, {
         subject,
-        ...(changed ? { outcome: "SUCCEEDED" } : { outcome: "REFUSED", code: "LAST_ADMIN" }),
+        ...(done ? { outcome: "SUCCEEDED" } : { outcome: "REFUSED", code: "LAST_ADMIN" }),
       });
-      if (!changed) return peoplePage(c, lastAdmin, 422);
-      return peoplePage(c, { kind: "done", heading: `${person.email} is ${role} now.` });
-    }
-    if (form.get("confirm") !== "yes") return peoplePage(c, refused("Tick the box to confirm."), 400);
-    if (change === "remove") {
-      const removed = await removePerson(db, partnerId, personId);
-      await recordConsoleAction(c, {
-        subject: person.email,
-        ...(removed ? { outcome: "SUCCEEDED" } : { outcome: "REFUSED", code: "LAST_ADMIN" }),
-      });
-      if (!removed) return peoplePage(c, lastAdmin, 422);
+      if (!done)
+        return peoplePage(c, refused(`${person.email} is your last ADMIN: make another person ADMIN first.`), 422);
+      if (role !== null) return peoplePage(c, { kind: "done", heading: `${person.email} is ${role} now.` });
       await personObject(c, personId).endPersonSessions();
       return peoplePage(c, { kind: "done", heading: `${person.email} was removed; their sessions have ended.` });
     }

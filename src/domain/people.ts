@@ -17,8 +17,6 @@ export const MAX_EMAIL_LENGTH = 254;
 export interface PersonState {
   id: string;
   role: Role;
-  /** Set once the person has chosen a password and confirmed their authenticator. */
-  active: boolean;
 }
 
 /**
@@ -52,7 +50,8 @@ export function planAddPerson(people: readonly { email: string }[], email: strin
 
 /**
  * Changing a person's role or removing them (`to` null) keeps at least one ADMIN among the partner's
- * people: nobody could add people, or undo the change, otherwise.
+ * people: nobody could add people, or undo the change, otherwise. (The write holds the rule too:
+ * src/db/people.ts, so that two admins demoting each other at once cannot both win.)
  */
 export function planRoleChange(people: readonly PersonState[], personId: string, to: Role | null): Result<void> {
   const person = people.find((p) => p.id === personId);

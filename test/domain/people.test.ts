@@ -42,8 +42,8 @@ describe("a chosen password", () => {
 
 describe("the partner's people", () => {
   const people = [
-    { id: "a", email: "a@s.cz", role: "ADMIN" as const, active: true },
-    { id: "v", email: "v@s.cz", role: "VIEWER" as const, active: true },
+    { id: "a", email: "a@s.cz", role: "ADMIN" as const },
+    { id: "v", email: "v@s.cz", role: "VIEWER" as const },
   ];
 
   it("are added once per e-mail, at most MAX_PEOPLE", () => {
@@ -58,7 +58,7 @@ describe("the partner's people", () => {
     expect(planRoleChange(people, "a", null).ok).toBe(false);
     expect(planRoleChange(people, "a", "ADMIN").ok).toBe(true);
     expect(planRoleChange(people, "v", null).ok).toBe(true);
-    const two = [...people, { id: "b", email: "b@s.cz", role: "ADMIN" as const, active: false }];
+    const two = [...people, { id: "b", email: "b@s.cz", role: "ADMIN" as const }];
     expect(planRoleChange(two, "a", "FINANCE").ok).toBe(true);
   });
 });
