@@ -5,9 +5,8 @@
  * refused by its own batch. Bound without Drizzle, so recording an API write loads none (its columns are
  * the schema's: test/db/audit-events.test.ts reads the row back through Drizzle).
  */
-import type { AuditEntry } from "../domain/audit";
+import { type AuditEntry, type AuditRecord, auditRecord } from "../domain/audit";
 import { newId } from "../ids";
-import type { AuditEventRow } from "./schema";
 import { countUsage, rowBytes } from "./storage";
 
 const COLUMNS = {
@@ -27,32 +26,10 @@ const COLUMNS = {
   address: "address",
   outcome: "outcome",
   code: "code",
-} as const satisfies Record<keyof AuditEventRow, string>;
+} as const satisfies Record<keyof AuditRecord, string>;
 
-const KEYS = Object.keys(COLUMNS) as (keyof AuditEventRow)[];
+const KEYS = Object.keys(COLUMNS) as (keyof AuditRecord)[];
 const INSERT = `INSERT INTO audit_events (${Object.values(COLUMNS).join(", ")}) VALUES (${KEYS.map(() => "?").join(", ")})`;
-
-/** The stored row of an entry of the partner's log, made at `at`. */
-export function auditRow(partnerId: string, entry: AuditEntry, at: number): AuditEventRow {
-  return {
-    id: newId(at),
-    partnerId,
-    occurredAt: at,
-    source: entry.source,
-    actorType: entry.actor.type,
-    actorId: entry.actor.id,
-    actorName: entry.actor.name,
-    operation: entry.operation,
-    applicationId: entry.applicationId ?? null,
-    amount: entry.amount ?? null,
-    currency: entry.currency ?? null,
-    reason: entry.reason ?? null,
-    subject: entry.subject ?? null,
-    address: entry.address,
-    outcome: entry.outcome,
-    code: entry.code ?? null,
-  };
-}
 
 /** Appends the entry to the partner's log; answers the row written. */
 export async function recordAudit(
@@ -60,8 +37,8 @@ export async function recordAudit(
   partnerId: string,
   entry: AuditEntry,
   at: number,
-): Promise<AuditEventRow> {
-  const row = auditRow(partnerId, entry, at);
+): Promise<AuditRecord> {
+  const row = auditRecord(partnerId, entry, at, newId(at));
   await client.batch([
     client.prepare(INSERT).bind(...KEYS.map((key) => row[key])),
     countUsage(client, partnerId, rowBytes(row), null),

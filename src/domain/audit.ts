@@ -44,6 +44,48 @@ export interface AuditEntry extends AuditFigures {
   code?: string;
 }
 
+/** An entry as the partner's log stores it (src/db/schema.ts `auditEvents`): one row, never changed. */
+export interface AuditRecord {
+  id: string;
+  partnerId: string;
+  occurredAt: number;
+  source: AuditSource;
+  actorType: ActorType;
+  actorId: string | null;
+  actorName: string | null;
+  operation: string;
+  applicationId: string | null;
+  amount: number | null;
+  currency: string | null;
+  reason: string | null;
+  subject: string | null;
+  address: string | null;
+  outcome: AuditOutcome;
+  code: string | null;
+}
+
+/** The stored row of an entry of the partner's log, with its id, made at `at`. */
+export function auditRecord(partnerId: string, entry: AuditEntry, at: number, id: string): AuditRecord {
+  return {
+    id,
+    partnerId,
+    occurredAt: at,
+    source: entry.source,
+    actorType: entry.actor.type,
+    actorId: entry.actor.id,
+    actorName: entry.actor.name,
+    operation: entry.operation,
+    applicationId: entry.applicationId ?? null,
+    amount: entry.amount ?? null,
+    currency: entry.currency ?? null,
+    reason: entry.reason ?? null,
+    subject: entry.subject ?? null,
+    address: entry.address,
+    outcome: entry.outcome,
+    code: entry.code ?? null,
+  };
+}
+
 /** Longest free text an entry keeps (a reason, a subject): the API's reasons are at most 500 characters. */
 export const MAX_AUDIT_TEXT = 500;
 

@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createPartner } from "../support/api";
 import { ConsoleBrowser, formFields, signedInBrowser } from "../support/console";
-import { addTestPerson, auditRows, personBrowser, signInAs } from "../support/people";
+import { auditRows, personBrowser, signInAs } from "../support/people";
 
 const PEOPLE = "/console/people";
 
