@@ -78,7 +78,7 @@ async function peoplePage(c: Context<HonoEnv>, notice?: Notice, status: 200 | 40
                   <tr>
                     <td class="code">{person.email}</td>
                     <td>
-                      <form method="post" action={`${PATH}/${person.id}/role`} class="inline">
+                      <form method="post" action={`${PATH}/${person.id}/role`}>
                         <FormTokens csrf={csrf} />
                         <label for={`role-${person.id}`}>Role of {person.email}</label>
                         <select id={`role-${person.id}`} name="role">

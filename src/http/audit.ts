@@ -7,7 +7,6 @@
  * request asked. Written before the answer leaves, so an answered write is in the log.
  */
 import { createMiddleware } from "hono/factory";
-import { figuresOfRequest, outcomeOf, READ_ONLY_POSTS, tokenId } from "../domain/audit";
 import type { HonoEnv } from "../env";
 import { ApiError } from "./errors";
 
