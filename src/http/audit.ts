@@ -26,13 +26,17 @@ export const auditApiWrites = createMiddleware<HonoEnv>(async (c, next) => {
   await next();
   const operation = c.get("operationId");
   const session = c.get("session");
-  if (!operation || !session || READ_ONLY_POSTS.has(operation)) return;
-  if (c.res.headers.get("Idempotent-Replayed") === "true") return;
+  if (!operation || !session || c.res.headers.get("Idempotent-Replayed") === "true") return;
+  // Loaded by the first write rather than at the Worker's start (the middleware chain is all it loads).
+  const [{ figuresOfRequest, outcomeOf, READ_ONLY_POSTS, tokenId }, { recordAudit }] = await Promise.all([
+    import("../domain/audit"),
+    import("../db/audit-events"),
+  ]);
+  if (READ_ONLY_POSTS.has(operation)) return;
   const error = c.error instanceof ApiError ? c.error : undefined;
   const figures =
     c.get("auditFigures") ?? figuresOfRequest(await requestBody(c.req.bodyCache as Record<string, unknown>));
   const applicationId = figures.applicationId ?? APPLICATION_PATH.exec(c.req.path)?.[1];
-  const { recordAudit } = await import("../db/audit-events");
   await recordAudit(
     c.var.db.client,
     session.partnerId,

@@ -275,7 +275,7 @@ async function adminAfterwards(world: World): Promise<void> {
     /finance@roles\.example \S+ createRefund \(CONSOLE\)/,
     /support@roles\.example \S+ createRefund \(CONSOLE\)/,
     /support@roles\.example \S+ cancelApplication \(CONSOLE\)/,
-    /viewer@roles\.example \S+ createRefund \(CONSOLE\) \S+ – REFUSED FORBIDDEN/,
+    /viewer@roles\.example \S+ createRefund \(CONSOLE\) \S+ \S+ REFUSED FORBIDDEN/,
     /API [0-9a-f]{16} createApplication \(API\)/,
   ]) {
     assert.match(log, seen);
