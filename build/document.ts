@@ -36,6 +36,7 @@ const OPENAPI = {
     { name: "Refunds", description: "Refunds of any amount up to what is refundable, and their list." },
     { name: "Documents", description: "Files kept with returns, for their owner." },
     { name: "Notifications", description: "The delivery log, resending, replaying, and the signing secret." },
+    { name: "Audit log", description: "Who did what: every console action and API write, append-only." },
     { name: "System", description: "Health of the service." },
     { name: "Sandbox", description: "Only where the service runs as a sandbox: time, moved on demand." },
   ],

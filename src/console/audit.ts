@@ -11,11 +11,16 @@ import type { Problem } from "../domain/result";
 import type { HonoEnv } from "../env";
 import type { ConsoleUser } from "./session";
 
+/** A person, by id and e-mail; the partner's credentials have neither. */
+export const personActor = (id: string, email: string): Actor => ({ type: "PERSON", id, name: email });
+export const CREDENTIALS_ACTOR: Actor = { type: "PARTNER_CREDENTIALS", id: null, name: null };
+
 /** The audit log's actor of a console user. */
-export const actorOf = (user: ConsoleUser): Actor =>
-  user.kind === "person"
-    ? { type: "PERSON", id: user.personId, name: user.email }
-    : { type: "PARTNER_CREDENTIALS", id: null, name: null };
+const actorOf = (user: ConsoleUser): Actor =>
+  user.kind === "person" ? personActor(user.personId, user.email) : CREDENTIALS_ACTOR;
+
+/** The client's address as the edge saw it (Cloudflare sets CF-Connecting-IP; local runs have none). */
+export const clientAddress = (c: Context<HonoEnv>) => c.req.header("CF-Connecting-IP") ?? null;
 
 type Recorded = Omit<AuditEntry, "source" | "actor" | "address" | "operation"> & {
   /** Default: the action posted, as the roles' table names it (./access.ts). */
@@ -39,7 +44,7 @@ export async function recordConsoleAction(c: Context<HonoEnv>, recorded: Recorde
       operation: operation ?? c.get("consoleOperation"),
       source: "CONSOLE",
       actor: actor ?? actorOf(user!),
-      address: c.req.header("CF-Connecting-IP") ?? null,
+      address: clientAddress(c),
     },
     now(),
   );

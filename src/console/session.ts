@@ -29,7 +29,7 @@ import type { HonoEnv } from "../env";
 import { limiter } from "../rate-limit/client";
 import type { PersonSessionRecord } from "../rate-limit/durable-object";
 import { accessOf } from "./access";
-import { recordConsoleAction } from "./audit";
+import { clientAddress, recordConsoleAction } from "./audit";
 import { errorPage } from "./errors";
 import { postedForm } from "./forms";
 
@@ -145,9 +145,6 @@ export async function openPersonSession(c: Context<HonoEnv>, partnerId: string, 
   setCookie(c, SESSION_COOKIE, `${personId}.${secret}`, cookieOptions(c, LIFETIME_MS / 1000));
   forget(c, SIGN_IN_COOKIE);
 }
-
-/** The client's address as the edge saw it (Cloudflare sets CF-Connecting-IP; local runs have none). */
-export const clientAddress = (c: Context<HonoEnv>) => c.req.header("CF-Connecting-IP") ?? null;
 
 /** Ends the browser's session on the server (its cookie stays, for a new session to replace). */
 async function endServerSession(c: Context<HonoEnv>): Promise<void> {

@@ -16,7 +16,7 @@ import { completeSetup, personOfSetupLink } from "../db/people";
 import { passwordProblem } from "../domain/people";
 import { acceptedTotpStep, totpSecretOf, totpUri } from "../domain/totp";
 import type { HonoEnv } from "../env";
-import { recordConsoleAction } from "./audit";
+import { personActor, recordConsoleAction } from "./audit";
 import { errorPage } from "./errors";
 import { postedForm } from "./forms";
 import { FormTokens, type Notice, NoticeBox, page, shownTime } from "./layout";
@@ -170,7 +170,7 @@ export const setup = new Hono<HonoEnv>()
     if (!done) return errorPage(c, "setup_link_gone");
     await recordConsoleAction(c, {
       operation: "completeSetup",
-      actor: { type: "PERSON", id: person.id, name: person.email },
+      actor: personActor(person.id, person.email),
       partnerId: person.partnerId,
       outcome: "SUCCEEDED",
     });

@@ -18,12 +18,11 @@ import {
   personName,
 } from "../domain/people";
 import type { HonoEnv } from "../env";
-import { recordConsoleAction } from "./audit";
+import { CREDENTIALS_ACTOR, clientAddress, personActor, recordConsoleAction } from "./audit";
 import { errorPage } from "./errors";
 import { postedForm } from "./forms";
 import { FormTokens, type Notice, NoticeBox, page, shownTime } from "./layout";
 import {
-  clientAddress,
   endSession,
   liveSession,
   openPersonSession,
@@ -151,12 +150,11 @@ async function signInWithCredentials(c: Context<HonoEnv>, username: string, pass
   if (check.outcome === "wrong") {
     return signInPage(c, { kind: "refused", heading: "The user name or password is wrong." }, filled, 400);
   }
-  const actor = { type: "PARTNER_CREDENTIALS" as const, id: null, name: null };
   const open = apiCredentialsOpenConsole(now(), await hasActiveAdmin(await c.var.db.orm(), check.partnerId));
   if (!open) {
     await recordConsoleAction(c, {
       operation: "signIn",
-      actor,
+      actor: CREDENTIALS_ACTOR,
       partnerId: check.partnerId,
       outcome: "REFUSED",
       code: "CREDENTIALS_RETIRED",
@@ -167,7 +165,12 @@ async function signInWithCredentials(c: Context<HonoEnv>, username: string, pass
     ];
     return signInPage(c, { kind: "refused", heading, lines }, filled, 403);
   }
-  await recordConsoleAction(c, { operation: "signIn", actor, partnerId: check.partnerId, outcome: "SUCCEEDED" });
+  await recordConsoleAction(c, {
+    operation: "signIn",
+    actor: CREDENTIALS_ACTOR,
+    partnerId: check.partnerId,
+    outcome: "SUCCEEDED",
+  });
   await openSession(c, check.partnerId);
   return c.redirect(HOME, 303);
 }
@@ -191,7 +194,7 @@ async function signInAsPerson(c: Context<HonoEnv>, account: string, username: st
       const { partnerId, personId, email: name } = check.person;
       await recordConsoleAction(c, {
         operation: "signIn",
-        actor: { type: "PERSON", id: personId, name },
+        actor: personActor(personId, name),
         partnerId,
         outcome: "REFUSED",
         code: WHY[check.why],
@@ -201,7 +204,7 @@ async function signInAsPerson(c: Context<HonoEnv>, account: string, username: st
   }
   await recordConsoleAction(c, {
     operation: "signIn",
-    actor: { type: "PERSON", id: check.personId, name: check.email },
+    actor: personActor(check.personId, check.email),
     partnerId: check.partnerId,
     outcome: "SUCCEEDED",
   });
