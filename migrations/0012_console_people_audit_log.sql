@@ -41,6 +41,7 @@ CREATE TABLE `console_people` (
 --> statement-breakpoint
 CREATE UNIQUE INDEX `console_people_partner_email_idx` ON `console_people` (`partner_id`,`email`);--> statement-breakpoint
 CREATE UNIQUE INDEX `console_people_setup_idx` ON `console_people` (`setup_token_hash`);--> statement-breakpoint
+ALTER TABLE `partners` ADD `audit_bytes` integer DEFAULT 0 NOT NULL;--> statement-breakpoint
 ALTER TABLE `partners` ADD `support_refund_limits` text;--> statement-breakpoint
 -- Written by hand (drizzle-kit knows no triggers): the audit log is append-only, an entry is never changed.
 CREATE TRIGGER `audit_events_append_only` BEFORE UPDATE ON `audit_events`

@@ -76,7 +76,7 @@ SELECT ${literal(newId(at))}, id, ${literal(email)}, 'ADMIN', ${literal(tokenHas
 ON CONFLICT (partner_id, email) DO UPDATE SET role = 'ADMIN', password_hash = NULL, totp_secret_ciphertext = NULL,
   totp_last_step = NULL, activated_at = NULL, setup_token_hash = excluded.setup_token_hash,
   setup_expires_at = excluded.setup_expires_at, updated_at = excluded.updated_at;
-UPDATE partners SET stored_bytes = stored_bytes + ${jsonBytes(entry)}
+UPDATE partners SET audit_bytes = audit_bytes + ${jsonBytes(entry)}
   WHERE username = ${literal(values.username)} AND NOT EXISTS (SELECT 1 FROM audit_events WHERE id = ${literal(entry.id)});
 INSERT OR IGNORE INTO audit_events (${columns.join(", ")}) SELECT ${auditValues.join(", ")} WHERE ${partner} IS NOT NULL;
 SELECT email FROM console_people WHERE setup_token_hash = ${literal(tokenHash)};`;

@@ -3,11 +3,11 @@ import { createMiddleware } from "hono/factory";
 import { HTTPException } from "hono/http-exception";
 import { requestId } from "hono/request-id";
 import { ROUTES } from "../generated/routes";
+import { auditApiWrites } from "./api/audit";
 import { ExtensibleRouter, mountOnFirstUse } from "./api/mount";
 import { requireSession } from "./auth/require-session";
 import { config } from "./config";
 import type { HonoEnv } from "./env";
-import { auditApiWrites } from "./http/audit";
 import { countBindings } from "./http/binding-counters";
 import { drainUnreadBody, limitBody } from "./http/body-limit";
 import { ApiError, errorBody } from "./http/errors";
@@ -47,6 +47,9 @@ export function createApp() {
     await next();
   });
   app.use("*", drainUnreadBody);
+  // Records each API write once answered (a change of an application carries its entry in its own batch):
+  // outside the binding counters, which report what the operation itself costs.
+  app.use("/financing/*", auditApiWrites);
   app.use("*", countBindings);
   app.use("*", logRequest);
   app.use("*", securityHeaders);
@@ -66,8 +69,6 @@ export function createApp() {
   app.use("*", limitBody);
   app.use("/authentication/*", jsonBody);
   app.use("/financing/*", jsonBody);
-  // Before the idempotency store: an answer it repeats is the first request's, recorded once.
-  app.use("/financing/*", auditApiWrites);
   app.use("/financing/*", idempotency);
 
   app.notFound(() => {

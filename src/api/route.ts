@@ -74,7 +74,7 @@ export function openApiRoute<D extends RouteDefinition>(
   handler: RouteHandler<Defined<D>, HonoEnv>,
 ): OpenApiRoute {
   const { method, path } = addressOf(definition);
-  // The handler names the operation the request reached, for the audit log (src/http/audit.ts).
+  // The handler names the operation the request reached, for the audit log (src/api/audit.ts).
   const named = ((c: Context<HonoEnv>, next: Next) => {
     c.set("operationId", definition.operationId);
     return (handler as unknown as (c: Context<HonoEnv>, next: Next) => unknown)(c, next);

@@ -16,13 +16,14 @@ import { loadAggregate } from "../db/application-reads";
 import type { Aggregate } from "../db/applications";
 import { supportRefundLimitsOf } from "../db/people";
 import { figuresOfPlan } from "../domain/audit";
+import type { Plan } from "../domain/plan";
 import type { Problem } from "../domain/result";
 import { refundRefusal } from "../domain/roles";
 import type { HonoEnv } from "../env";
 import { RESEND_LIMIT, RESEND_WINDOW_SECONDS, resendEvent } from "../notifications/redelivery";
 import { ACTIONS, isActionName, preview, refusalInWords } from "./actions";
 import { APPLICATION_PATH, applicationPage, applicationPath } from "./application";
-import { recordConsoleAction, refusedWith } from "./audit";
+import { consoleEntry, recordConsoleAction, refusedWith } from "./audit";
 import { errorPage } from "./errors";
 import { onceForForm, onceToken } from "./forms";
 import { FormTokens, page, signedIn } from "./layout";
@@ -92,15 +93,12 @@ export const applicationActions = new Hono<HonoEnv>()
     }
 
     return onceForForm(c, async () => {
-      const result = await changeApplication(changeServices(c), partnerId, applicationId, planner);
+      // Written, the change's entry lands in its own batch; refused, it is recorded on its own.
+      const audit = (plan: Plan) => consoleEntry(c, { applicationId, ...figuresOfPlan(plan), outcome: "SUCCEEDED" });
+      const result = await changeApplication(changeServices(c, audit), partnerId, applicationId, planner);
       if (result.outcome === "not_found") return errorPage(c, "not_found");
-      await recordConsoleAction(c, {
-        applicationId,
-        ...(result.outcome === "written"
-          ? { ...figuresOfPlan(result.plan), outcome: "SUCCEEDED" }
-          : refusedWith(result.problems)),
-      });
       if (result.outcome === "refused") {
+        await recordConsoleAction(c, { applicationId, ...refusedWith(result.problems) });
         return applicationPage(
           c,
           applicationId,

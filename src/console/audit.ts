@@ -1,7 +1,9 @@
 /**
  * What the console writes to the audit log (src/domain/audit.ts): each action with who did it (the
- * signed-in person, or the partner's credentials), from which address, and its outcome. An action done
- * once per form (./forms.ts `onceForForm`) is recorded inside that work, so a double-click records once.
+ * signed-in person, or the partner's credentials), from which address, and its outcome. A change of an
+ * application appends its entry in its own batch (`consoleEntry`, as the API's); any other action is
+ * recorded once done. An action done once per form (./forms.ts `onceForForm`) is recorded inside that
+ * work, so a double-click records once.
  */
 import type { Context } from "hono";
 import { now } from "../clock";
@@ -9,6 +11,7 @@ import { recordAudit } from "../db/audit-events";
 import type { Actor, AuditEntry } from "../domain/audit";
 import type { Problem } from "../domain/result";
 import type { HonoEnv } from "../env";
+import { logForRequest } from "../http/log";
 import type { ConsoleUser } from "./session";
 
 /** A person, by id and e-mail; the partner's credentials have neither. */
@@ -30,24 +33,33 @@ type Recorded = Omit<AuditEntry, "source" | "actor" | "address" | "operation"> &
   partnerId?: string;
 };
 
-/** Records a console action of the signed-in user (or of `actor` at `partnerId`, before a session). */
+/** The entry of a console action of the signed-in user (or of `actor`, before a session). */
+export function consoleEntry(c: Context<HonoEnv>, recorded: Omit<Recorded, "partnerId">): AuditEntry {
+  const { actor, operation, ...entry } = recorded;
+  return {
+    ...entry,
+    operation: operation ?? c.get("consoleOperation"),
+    source: "CONSOLE",
+    actor: actor ?? actorOf(c.get("consoleUser")),
+    address: clientAddress(c),
+  };
+}
+
+/**
+ * Records a console action of the signed-in user (or of `actor` at `partnerId`, before a session). Its
+ * work is done: an entry that cannot be written is logged as an error, not turned into a failure that
+ * would invite doing the work again.
+ */
 export async function recordConsoleAction(c: Context<HonoEnv>, recorded: Recorded): Promise<void> {
-  const { actor, partnerId, operation, ...entry } = recorded;
-  const user = c.get("consoleUser") as ConsoleUser | undefined;
-  const partner = partnerId ?? user?.partnerId;
+  const { partnerId, ...rest } = recorded;
+  const partner = partnerId ?? (c.get("consoleUser") as ConsoleUser | undefined)?.partnerId;
   if (!partner) throw new Error("a console action recorded without a partner");
-  await recordAudit(
-    c.var.db.client,
-    partner,
-    {
-      ...entry,
-      operation: operation ?? c.get("consoleOperation"),
-      source: "CONSOLE",
-      actor: actor ?? actorOf(user!),
-      address: clientAddress(c),
-    },
-    now(),
-  );
+  const entry = consoleEntry(c, rest);
+  try {
+    await recordAudit(c.var.db.client, partner, entry, now());
+  } catch (failure) {
+    logForRequest(c, "error", `audit entry of ${entry.operation} not recorded`, failure);
+  }
 }
 
 /** The outcome of a refusal of the domain: the first problem's code. */

@@ -44,6 +44,8 @@ export const partners = sqliteTable(
     olderSigningSecretExpiresAt: integer("older_signing_secret_expires_at"),
     /** What the partner's rows hold, in bytes (src/db/storage.ts). */
     storedBytes: integer("stored_bytes").notNull().default(0),
+    /** What the partner's audit log holds, in bytes: counted against the quota beside `storedBytes`. */
+    auditBytes: integer("audit_bytes").notNull().default(0),
     /** The partner's own storage quota in bytes; null: STORAGE_QUOTA_BYTES applies. An operator sets it. */
     storageQuotaBytes: integer("storage_quota_bytes"),
     /**

@@ -13,8 +13,11 @@ export type ActorType = (typeof ACTOR_TYPES)[number];
 export const AUDIT_SOURCES = ["CONSOLE", "API", "OPERATOR"] as const;
 export type AuditSource = (typeof AUDIT_SOURCES)[number];
 
-/** SUCCEEDED: it was done; REFUSED: a rule, a role or the request refused it (nothing changed); FAILED: our fault. */
-export const AUDIT_OUTCOMES = ["SUCCEEDED", "REFUSED", "FAILED"] as const;
+/**
+ * SUCCEEDED: it was done; REFUSED: a rule, a role or the request refused it (nothing changed). A write
+ * that failed on our side (5xx) did nothing and is no entry: the service's log has it, by request id.
+ */
+export const AUDIT_OUTCOMES = ["SUCCEEDED", "REFUSED"] as const;
 export type AuditOutcome = (typeof AUDIT_OUTCOMES)[number];
 
 /** Who did it: a person (id and e-mail), the API (the token's id), the partner's credentials, an operator. */
@@ -40,7 +43,7 @@ export interface AuditEntry extends AuditFigures {
   actor: Actor;
   address: string | null;
   outcome: AuditOutcome;
-  /** Why it was refused or failed: the contract's problem code, or the console's (FORBIDDEN, WRONG_CREDENTIALS). */
+  /** Why it was refused: the contract's problem code, or the console's (FORBIDDEN, WRONG_CREDENTIALS). */
   code?: string;
 }
 
@@ -98,8 +101,7 @@ export const tokenId = (tokenHash: string) => tokenHash.slice(0, 16);
 /** The operations of the API that are sent with POST but write nothing, so are no write to record. */
 export const READ_ONLY_POSTS: ReadonlySet<string> = new Set(["precheck"]);
 
-export const outcomeOf = (status: number): AuditOutcome =>
-  status < 400 ? "SUCCEEDED" : status >= 500 ? "FAILED" : "REFUSED";
+export const outcomeOf = (status: number): AuditOutcome => (status < 400 ? "SUCCEEDED" : "REFUSED");
 
 const text = (value: unknown) =>
   typeof value === "string" && value.length > 0 ? value.slice(0, MAX_AUDIT_TEXT) : undefined;

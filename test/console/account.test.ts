@@ -32,7 +32,12 @@ describe("a person's own sign-in page", () => {
     } finally {
       vi.useRealTimers();
     }
-    expect((await auditRows(partner.id)).map((r) => r.operation)).toEqual(["signIn", "signIn", "signOutEverywhere"]);
+    // The clock stood still for the second sign-in and the sign-out: their entries share a millisecond.
+    expect((await auditRows(partner.id)).map((r) => r.operation).sort()).toEqual([
+      "signIn",
+      "signIn",
+      "signOutEverywhere",
+    ]);
   });
 
   it("tells a session of the partner's credentials that it acts as an ADMIN until the period ends", async () => {

@@ -17,7 +17,7 @@ export const AuditEventsQuery = schema(() =>
       description:
         "`<name>|<operator>|<values>` terms joined by `;` (AND). eq, in: operation (e.g. createRefund), actorType " +
         "(PERSON, API, PARTNER_CREDENTIALS, OPERATOR), actorId (a person's id or a token's id), applicationId, source " +
-        "(CONSOLE, API, OPERATOR), outcome (SUCCEEDED, REFUSED, FAILED); lt, lteq, eq, gteq, gt, in: occurredAt.",
+        "(CONSOLE, API, OPERATOR), outcome (SUCCEEDED, REFUSED); lt, lteq, eq, gteq, gt, in: occurredAt.",
       example: "operation|eq|createRefund;occurredAt|gteq|2026-11-01T00:00:00+01:00",
     }),
   }),

@@ -220,14 +220,27 @@ describe("the API's writes in the audit log", () => {
     ]);
   });
 
-  it("counts every entry in the partner's storage usage", async () => {
+  it("counts every entry against the partner's storage quota: a log that fills it refuses what would grow", async () => {
     const { partner, token } = await signIn();
-    const usage = async () =>
-      (await env.DB.prepare("SELECT stored_bytes AS bytes FROM partners WHERE id = ?")
+    const auditBytes = async () =>
+      (await env.DB.prepare("SELECT audit_bytes AS bytes FROM partners WHERE id = ?")
         .bind(partner.id)
         .first<{ bytes: number }>())!.bytes;
-    const before = await usage();
+    const before = await auditBytes();
     await oneEntry(partner.id, () => call("POST", "/financing/v1/notification-secret/rotate", { token }), 200);
-    expect((await usage()) - before).toBeGreaterThan(100);
+    const entry = (await auditBytes()) - before;
+    expect(entry).toBeGreaterThan(100);
+    expect(entry).toBeLessThan(1000);
+    // The quota is what the rows hold and the log holds, together: nothing more may grow.
+    await env.DB.prepare("UPDATE partners SET storage_quota_bytes = stored_bytes + audit_bytes WHERE id = ?")
+      .bind(partner.id)
+      .run();
+    const refused = await call("POST", "/financing/v1/applications", { token, body: applicationRequest() });
+    expect(refused.status).toBe(422);
+    expect((await apiEntries(partner.id)).at(-1)).toMatchObject({
+      operation: "createApplication",
+      outcome: "REFUSED",
+      code: "STORAGE_QUOTA_EXCEEDED",
+    });
   });
 });
