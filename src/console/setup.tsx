@@ -13,7 +13,7 @@ import { hashPassword, hmacSha256Hex, sealSecret, sha256Hex } from "../auth/cryp
 import { MAX_PASSWORD_LENGTH } from "../auth/partner-login";
 import { now } from "../clock";
 import { completeSetup, personOfSetupLink } from "../db/people";
-import { passwordProblem } from "../domain/people";
+import { MIN_PASSWORD_LENGTH, passwordProblem } from "../domain/people";
 import { acceptedTotpStep, totpSecretOf, totpUri } from "../domain/totp";
 import type { HonoEnv } from "../env";
 import { personActor, recordConsoleAction } from "./audit";
@@ -86,12 +86,12 @@ async function setupPage(c: Context<HonoEnv>, token: string, notice?: Notice, st
               type="password"
               autocomplete="new-password"
               required
-              minlength={12}
+              minlength={MIN_PASSWORD_LENGTH}
               maxlength={MAX_PASSWORD_LENGTH}
               aria-describedby="new-password-hint"
             />
             <p class="hint" id="new-password-hint">
-              At least 12 characters.
+              At least {MIN_PASSWORD_LENGTH} characters.
             </p>
           </div>
           <div class="field">
