@@ -42,6 +42,7 @@ const OPENAPI = {
         "What you are paid, when and for what: your terms, the open balance, the daily payouts, their entries and reports, an application's payments.",
     },
     { name: "Notifications", description: "The delivery log, resending, replaying, and the signing secret." },
+    { name: "Audit log", description: "Who did what: every console action and API write, append-only." },
     { name: "System", description: "Health of the service." },
     {
       name: "Sandbox",

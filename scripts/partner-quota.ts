@@ -5,7 +5,8 @@
  * - without an option: prints the usage and the quota;
  * - `--set SIZE` gives the partner a quota of its own, in bytes or with a unit (`2GiB`, `500MiB`);
  * - `--default` takes it away again: the Worker's STORAGE_QUOTA_BYTES (default 1 GiB) applies.
- * Prints one JSON line: `{"username","storedBytes","quotaBytes"}` (`quotaBytes` null: the default applies).
+ * Prints one JSON line: `{"username","storedBytes","auditBytes","quotaBytes"}` (`auditBytes`: what the
+ * audit log holds, counted against the quota too; `quotaBytes` null: the default applies).
  */
 import { parseArgs } from "node:util";
 import { checkUsername, wrangler } from "./lib";
@@ -48,13 +49,14 @@ try {
   const where = `WHERE username = '${values.username}'`;
   const sql =
     quota === undefined
-      ? `SELECT stored_bytes AS storedBytes, storage_quota_bytes AS quotaBytes FROM partners ${where};`
-      : `UPDATE partners SET storage_quota_bytes = ${quota} ${where} RETURNING stored_bytes AS storedBytes, storage_quota_bytes AS quotaBytes;`;
+      ? `SELECT stored_bytes AS storedBytes, audit_bytes AS auditBytes, storage_quota_bytes AS quotaBytes FROM partners ${where};`
+      : `UPDATE partners SET storage_quota_bytes = ${quota} ${where} RETURNING stored_bytes AS storedBytes, audit_bytes AS auditBytes, storage_quota_bytes AS quotaBytes;`;
   const out = wrangler(["d1", "execute", "DB", values.remote ? "--remote" : "--local", "--json", "--command", sql], {
     quiet: true,
   });
   const [row] =
-    (JSON.parse(out) as { results: { storedBytes: number; quotaBytes: number | null }[] }[])[0]?.results ?? [];
+    (JSON.parse(out) as { results: { storedBytes: number; auditBytes: number; quotaBytes: number | null }[] }[])[0]
+      ?.results ?? [];
   if (!row) throw new Error(`no partner "${values.username}"`);
   console.log(JSON.stringify({ username: values.username, ...row }));
 } catch (error) {

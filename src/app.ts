@@ -3,6 +3,7 @@ import { createMiddleware } from "hono/factory";
 import { HTTPException } from "hono/http-exception";
 import { requestId } from "hono/request-id";
 import { ROUTES } from "../generated/routes";
+import { auditApiWrites } from "./api/audit";
 import { ExtensibleRouter, mountOnFirstUse } from "./api/mount";
 import { requireSession } from "./auth/require-session";
 import { config } from "./config";
@@ -47,6 +48,9 @@ export function createApp() {
     await next();
   });
   app.use("*", drainUnreadBody);
+  // Records each API write once answered (a change of an application carries its entry in its own batch):
+  // outside the binding counters, which report what the operation itself costs.
+  app.use("/financing/*", auditApiWrites);
   app.use("*", countBindings);
   app.use("*", logRequest);
   app.use("*", securityHeaders);

@@ -1,5 +1,6 @@
 import type { Config, Env } from "./config";
 import type { DatabaseHandle } from "./db/handle";
+import type { AuditFigures } from "./domain/audit";
 import type { WireProfile } from "./domain/wire-profile";
 
 export interface Session {
@@ -24,5 +25,11 @@ export type HonoEnv = {
     sessionProblem?: "missing" | "invalid";
     /** The request's database (src/db/handle.ts): set for every path that reads or writes it. */
     db: DatabaseHandle;
+    /** The operation of the API the request reached (src/api/route.ts): what the audit log names (src/api/audit.ts). */
+    operationId?: string;
+    /** What the operation did, for the audit log (src/api/audit.ts); unset: what the request asked. */
+    auditFigures?: AuditFigures;
+    /** Set when the write's own batch appended its audit entry (src/api/application-change.ts). */
+    audited?: boolean;
   };
 };

@@ -5,7 +5,7 @@
  * `serveRoute` with those validators, or by OpenAPIHono's own.
  */
 import type { RouteConfig, RouteHandler } from "@hono/zod-openapi";
-import { Hono } from "hono";
+import { type Context, Hono, type Next } from "hono";
 import { createMiddleware } from "hono/factory";
 import { HTTPException } from "hono/http-exception";
 import { validator } from "hono/validator";
@@ -75,13 +75,18 @@ export function openApiRoute<D extends RouteDefinition>(
   handler: RouteHandler<Defined<D>, HonoEnv>,
 ): OpenApiRoute {
   const { method, path } = addressOf(definition);
+  // The handler names the operation the request reached, for the audit log (src/api/audit.ts).
+  const named = ((c: Context<HonoEnv>, next: Next) => {
+    c.set("operationId", definition.operationId);
+    return (handler as unknown as (c: Context<HonoEnv>, next: Next) => unknown)(c, next);
+  }) as never;
   return {
     method,
     path,
     definition,
     serve: async () => {
       const { COMPILED_REQUESTS } = await import("../../generated/validators");
-      return serveRoute(definition, handler as never, COMPILED_REQUESTS[definition.operationId ?? ""]);
+      return serveRoute(definition, named, COMPILED_REQUESTS[definition.operationId ?? ""]);
     },
     document: async (registry) => {
       // As `OpenAPIHono.openapi` registers it: the route's middleware serves, it does not document.

@@ -9,8 +9,10 @@ import { formatDate, now } from "../clock";
 import { loadAggregate } from "../db/application-reads";
 import { writePlan } from "../db/application-write";
 import type { Aggregate } from "../db/applications";
+import { auditStatements } from "../db/audit-events";
 import { STORAGE_QUOTA_PROBLEM, StorageQuotaExceeded } from "../db/storage";
 import { WriteConflict } from "../db/write-batch";
+import type { AuditEntry } from "../domain/audit";
 import type { DeadlinePolicy } from "../domain/deadlines";
 import type { Current, Plan, PlanContext } from "../domain/plan";
 import { type Problem, problem, type Result } from "../domain/result";
@@ -30,6 +32,8 @@ export interface ChangeServices {
   timeZone: string;
   /** Hands wake-ups for new events to the queue, after the answer (the outbox's sweep is the safety net). */
   notify: (messages: NotificationMessage[]) => void;
+  /** What the audit log says of the change once written: appended in the change's own batch. */
+  audit?: (plan: Plan) => AuditEntry;
 }
 
 export type Change =
@@ -72,7 +76,9 @@ export async function changeApplication(
     const plan = planner(current, planContext(at, services.deadlines, services.timeZone));
     if (!plan.ok) return { outcome: "refused", problems: plan.problems, current };
     try {
-      const aggregate = await writePlan(client, current, plan.value, at, services.storageQuota);
+      const entry = services.audit?.(plan.value);
+      const audited = entry ? auditStatements(client, partnerId, entry, at).statements : [];
+      const aggregate = await writePlan(client, current, plan.value, at, services.storageQuota, audited);
       const { event } = plan.value;
       if (event) services.notify([{ eventId: event.id, due: event.occurredAt }]);
       return { outcome: "written", aggregate, plan: plan.value };

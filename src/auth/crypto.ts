@@ -109,12 +109,12 @@ export const DECOY_PASSWORD_HASH = `pbkdf2-sha256$${PBKDF2_ITERATIONS}$AAAAAAAAA
  * What a sealed secret is for. Each purpose has its own key (HKDF of the pepper with its own label),
  * so a ciphertext of one purpose never opens as another.
  */
-export type SealPurpose = "api-key" | "signing-secret" | "idempotent-response";
+export type SealPurpose = "api-key" | "signing-secret" | "idempotent-response" | "totp-secret";
 
 const sealKeys = new Map<string, Promise<CryptoKey>>();
 
 function sealKey(pepper: string, purpose: SealPurpose): Promise<CryptoKey> {
-  // Bounded: one pepper per deployment, three purposes.
+  // Bounded: one pepper per deployment, four purposes.
   const id = `${purpose}:${pepper}`;
   let key = sealKeys.get(id);
   if (!key) {

@@ -14,11 +14,16 @@ import { session } from "../auth/require-session";
 import { now } from "../clock";
 import { loadAggregate } from "../db/application-reads";
 import type { Aggregate } from "../db/applications";
+import { supportRefundLimitsOf } from "../db/people";
+import { figuresOfPlan } from "../domain/audit";
+import type { Plan } from "../domain/plan";
 import type { Problem } from "../domain/result";
+import { refundRefusal } from "../domain/roles";
 import type { HonoEnv } from "../env";
 import { RESEND_LIMIT, RESEND_WINDOW_SECONDS, resendEvent } from "../notifications/redelivery";
 import { ACTIONS, isActionName, preview, refusalInWords } from "./actions";
 import { APPLICATION_PATH, applicationPage, applicationPath } from "./application";
+import { consoleEntry, recordConsoleAction, refusedWith } from "./audit";
 import { errorPage } from "./errors";
 import { onceForForm, onceToken } from "./forms";
 import { FormTokens, page, signedIn } from "./layout";
@@ -40,11 +45,26 @@ export const applicationActions = new Hono<HonoEnv>()
     if (typeof planner === "string") {
       return applicationPage(c, applicationId, { kind: "refused", heading: `${action.title}: ${planner}` }, 422);
     }
+    const current = await loadAggregate(c.var.db.client, partnerId, applicationId);
+    if (!current) return errorPage(c, "not_found");
+    if (name === "refund") {
+      // SUPPORT refunds up to the partner's limit (src/domain/roles.ts): judged on the amount asked.
+      const plan = preview(planner, current, cfg);
+      const refund = plan.ok ? plan.value.refund! : null;
+      const limits = await supportRefundLimitsOf(await c.var.db.orm(), partnerId);
+      const beyond = refund && refundRefusal(c.get("consoleUser").role, limits, refund.amount, refund.currency);
+      if (beyond) {
+        if (token !== null) {
+          const figures = { amount: refund.amount, currency: refund.currency };
+          await recordConsoleAction(c, { applicationId, ...figures, outcome: "REFUSED", code: "FORBIDDEN" });
+        }
+        const notice = { kind: "refused" as const, heading: `${action.title}: refused`, lines: [beyond] };
+        return applicationPage(c, applicationId, notice, 403);
+      }
+    }
 
     if (token === null) {
       // Asking: what would happen now, or why it cannot.
-      const current = await loadAggregate(c.var.db.client, partnerId, applicationId);
-      if (!current) return errorPage(c, "not_found");
       const plan = preview(planner, current, cfg);
       if (!plan.ok)
         return applicationPage(c, applicationId, refusal(`${action.title}: refused`, plan.problems, current), 422);
@@ -73,9 +93,12 @@ export const applicationActions = new Hono<HonoEnv>()
     }
 
     return onceForForm(c, async () => {
-      const result = await changeApplication(changeServices(c), partnerId, applicationId, planner);
+      // Written, the change's entry lands in its own batch; refused, it is recorded on its own.
+      const audit = (plan: Plan) => consoleEntry(c, { applicationId, ...figuresOfPlan(plan), outcome: "SUCCEEDED" });
+      const result = await changeApplication(changeServices(c, audit), partnerId, applicationId, planner);
       if (result.outcome === "not_found") return errorPage(c, "not_found");
       if (result.outcome === "refused") {
+        await recordConsoleAction(c, { applicationId, ...refusedWith(result.problems) });
         return applicationPage(
           c,
           applicationId,
@@ -91,6 +114,12 @@ export const applicationActions = new Hono<HonoEnv>()
     return onceForForm(c, async () => {
       const result = await resendEvent(c.env, session(c).partnerId, applicationId, eventId, now());
       if (result.outcome === "not_found") return errorPage(c, "not_found");
+      const limited = result.outcome === "limited" || result.outcome === "too_soon";
+      await recordConsoleAction(c, {
+        applicationId,
+        subject: `event ${eventId}`,
+        ...(limited ? { outcome: "REFUSED", code: "RATE_LIMITED" } : { outcome: "SUCCEEDED" }),
+      });
       if (result.outcome === "limited" || result.outcome === "too_soon") {
         c.header("Retry-After", String(result.retryAfter));
         const why =

@@ -16,6 +16,7 @@ import type { Aggregate } from "../db/applications";
 import { type AttemptRow, latestAttemptsOf } from "../db/events";
 import type { EventRow, RefundRow } from "../db/schema";
 import { type Ledger, ledgerOf, refundableAmount } from "../domain/ledger";
+import { allows, needsRole } from "../domain/roles";
 import type { HonoEnv } from "../env";
 import { ACTIONS, type ActionName, type ConsoleAction, preview, refusalInWords } from "./actions";
 
@@ -41,7 +42,10 @@ export type OfferedAction =
 export interface ApplicationView {
   current: Aggregate;
   money: Ledger & { refundable: number };
-  gatewayUrl: string;
+  /** The customer's payment page: its link decides the application, so only roles that help customers see it. */
+  gatewayUrl: string | null;
+  /** Whether the signed-in role may send an event again. */
+  mayResend: boolean;
   /** In the order they happened, the latest REFUNDS_SHOWN; `more` when earlier ones exist. */
   refunds: { rows: RefundRow[]; more: boolean };
   /** In the order they happened, the latest EVENTS_SHOWN, with their latest attempts and how many in all. */
@@ -77,7 +81,10 @@ export async function loadApplicationView(c: Context<HonoEnv>, applicationId: st
   return {
     current,
     money: { ...ledger, refundable: refundableAmount(ledger) },
-    gatewayUrl: await gatewayUrl(cfg.PUBLIC_BASE_URL ?? new URL(c.req.url).origin, cfg.AUTH_PEPPER, applicationId),
+    gatewayUrl: allows(c.get("consoleUser").role, "customerLinks")
+      ? await gatewayUrl(cfg.PUBLIC_BASE_URL ?? new URL(c.req.url).origin, cfg.AUTH_PEPPER, applicationId)
+      : null,
+    mayResend: allows(c.get("consoleUser").role, "resend"),
     refunds: { rows: [...refunds.value.rows].reverse(), more: refunds.value.hasMoreAfter },
     events: { rows: [...events.value.rows].reverse(), more: events.value.hasMoreAfter, attempts, counts },
     actions: offeredActions(c, current),
@@ -85,12 +92,17 @@ export async function loadApplicationView(c: Context<HonoEnv>, applicationId: st
   };
 }
 
-/** Each action the domain allows now, or the domain's reason in words; extending only where a deadline applies. */
+/**
+ * Each action the role and the domain allow now, else the role it needs or the domain's reason in words;
+ * extending only where a deadline applies.
+ */
 function offeredActions(c: Context<HonoEnv>, current: Aggregate): OfferedAction[] {
   const cfg = c.var.config;
+  const { role } = c.get("consoleUser");
   return (Object.entries(ACTIONS) as [ActionName, ConsoleAction][])
     .filter(([name]) => name !== "extend" || current.application.expiresAt !== null)
     .map(([name, action]): OfferedAction => {
+      if (!allows(role, name)) return { name, action, offered: false, why: needsRole(name, role) };
       const planner = action.planner(undefined, cfg);
       if (typeof planner === "string") return { name, action, offered: false, why: planner };
       const plan = preview(planner, current, cfg);

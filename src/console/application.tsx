@@ -92,8 +92,12 @@ function Summary({ view }: { view: ApplicationView }) {
             </>
           )}
         </dd>
-        <dt>Customer's payment page</dt>
-        <dd class="code">{view.gatewayUrl}</dd>
+        {view.gatewayUrl ? (
+          <>
+            <dt>Customer's payment page</dt>
+            <dd class="code">{view.gatewayUrl}</dd>
+          </>
+        ) : null}
       </dl>
     </section>
   );
@@ -406,12 +410,14 @@ function Timeline({ view, csrf }: { view: ApplicationView; csrf: string }) {
                   </table>
                 </div>
               )}
-              <form method="post" action={`${applicationPath(event.applicationId)}/notifications/${event.id}/resend`}>
-                <FormTokens csrf={csrf} once={onceToken()} />
-                <button type="submit" aria-label={`Resend event ${event.sequence}`}>
-                  Resend
-                </button>
-              </form>
+              {view.mayResend ? (
+                <form method="post" action={`${applicationPath(event.applicationId)}/notifications/${event.id}/resend`}>
+                  <FormTokens csrf={csrf} once={onceToken()} />
+                  <button type="submit" aria-label={`Resend event ${event.sequence}`}>
+                    Resend
+                  </button>
+                </form>
+              ) : null}
             </li>
           );
         })}
@@ -428,7 +434,7 @@ export async function applicationPage(
   c: Context<HonoEnv>,
   applicationId: string,
   notice?: Notice,
-  status: 200 | 422 | 429 = 200,
+  status: 200 | 403 | 422 | 429 = 200,
 ) {
   const view = await loadApplicationView(c, applicationId);
   if (!view) return errorPage(c, "not_found");

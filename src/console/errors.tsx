@@ -22,7 +22,17 @@ const PAGES = {
     message: "The form was not sent from this console session. Please open the page again and repeat what you did.",
   },
   https_required: { status: 403, heading: "HTTPS is required", message: "Please open the console over https://." },
+  forbidden: {
+    status: 403,
+    heading: "Your role does not allow this",
+    message: "Ask an admin of your account if you need it.",
+  },
   not_found: { status: 404, heading: "Not found", message: "There is no such page or application in your console." },
+  setup_link_gone: {
+    status: 404,
+    heading: "This setup link does not work",
+    message: "It was used already, or its day has passed. Ask an admin of your account for a new one.",
+  },
   too_large: {
     status: 413,
     heading: "This form is too large",
@@ -55,8 +65,14 @@ const PAGES = {
 
 export type ErrorPageName = keyof typeof PAGES;
 
-export function errorPage(c: Context<HonoEnv>, name: ErrorPageName, status: ContentfulStatusCode = PAGES[name].status) {
-  const { heading, message } = PAGES[name];
+export function errorPage(
+  c: Context<HonoEnv>,
+  name: ErrorPageName,
+  status: ContentfulStatusCode = PAGES[name].status,
+  why?: string,
+) {
+  const { heading } = PAGES[name];
+  const message = why ? `${why} ${PAGES[name].message}` : PAGES[name].message;
   // Only a fault of ours gets a reference: it is what support needs to find the log line.
   const reference = status === 500 ? c.get("requestId") : undefined;
   return page(

@@ -1,19 +1,23 @@
 import { Hono } from "hono";
 import type { HonoEnv } from "../env";
 import { limitBodyTo } from "../http/body-limit";
+import { account } from "./account";
 import { applicationDetail } from "./application";
 import { applicationActions } from "./application-actions";
 import { applicationsList } from "./applications";
+import { auditLogPage } from "./audit-log";
 import { documentDownload } from "./documents";
 import { consoleError } from "./errors";
 import { consoleHeaders } from "./layout";
 import { notifications } from "./notifications";
+import { people } from "./people";
 import { requireConsoleSession } from "./session";
+import { setup } from "./setup";
 import { signIn, signOut } from "./sign-in";
 
 /**
- * The partner console: HTML pages for a partner's people, signed in with the partner's credentials
- * (src/console/session.ts), outside the API's JSON body and idempotency middleware (its forms post
+ * The partner console: HTML pages for a partner's people, each signed in as themselves with a role (or,
+ * in the migration period, with the partner's credentials: src/console/session.ts), outside the API's JSON body and idempotency middleware (its forms post
  * application/x-www-form-urlencoded). Everything it reads and changes goes through the API's own
  * services and domain.
  */
@@ -30,6 +34,7 @@ consoleRoutes.use("/console/*", async (c, next) => {
 consoleRoutes.use("/console/*", limitBodyTo(MAX_FORM_BYTES));
 consoleRoutes.get("/console", (c) => c.redirect("/console/applications", 303));
 consoleRoutes.route("/", signIn);
+consoleRoutes.route("/", setup);
 // Scoped paths, not "*": the group's middleware is mounted into the app, and must guard only these.
 for (const path of [
   "/console/sign-out",
@@ -38,6 +43,11 @@ for (const path of [
   "/console/notifications",
   "/console/notifications/*",
   "/console/notification-secret/*",
+  "/console/people",
+  "/console/people/*",
+  "/console/audit",
+  "/console/account",
+  "/console/account/*",
 ]) {
   consoleRoutes.use(path, requireConsoleSession);
 }
@@ -47,5 +57,8 @@ consoleRoutes.route("/", applicationDetail);
 consoleRoutes.route("/", applicationActions);
 consoleRoutes.route("/", documentDownload);
 consoleRoutes.route("/", notifications);
+consoleRoutes.route("/", people);
+consoleRoutes.route("/", auditLogPage);
+consoleRoutes.route("/", account);
 // Set before the app mounts this router: Hono binds a sub-app's error handler when it is mounted.
 consoleRoutes.onError(consoleError);

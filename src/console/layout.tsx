@@ -10,6 +10,7 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { formatDateTime } from "../clock";
 import type { Page } from "../collections/collection";
 import { formatMoney } from "../domain/money";
+import { allows, type Capability, type Role } from "../domain/roles";
 import type { HonoEnv } from "../env";
 
 export const ASSETS = "/console/assets";
@@ -17,20 +18,23 @@ export const ASSETS = "/console/assets";
 export interface Chrome {
   title: string;
   /** Which part of the console the page belongs to (marked in the navigation); absent: signed out. */
-  section?: "applications" | "notifications";
+  section?: "applications" | "notifications" | "people" | "audit" | "account";
   /** The page's CSRF token, for the sign-out form. */
   csrf?: string;
+  /** The signed-in role: the navigation offers what it may open. */
+  role?: Role;
   /** Load the copy script (the page shows a value to copy). */
   copyScript?: boolean;
   timeZone?: string;
 }
 
 function Frame({ chrome, children }: { chrome: Chrome; children: Child }) {
-  const link = (section: Chrome["section"], href: string, text: string) => (
-    <a href={href} aria-current={chrome.section === section ? "page" : undefined}>
-      {text}
-    </a>
-  );
+  const link = (section: Chrome["section"], href: string, text: string, capability: Capability = "read") =>
+    chrome.role && allows(chrome.role, capability) ? (
+      <a href={href} aria-current={chrome.section === section ? "page" : undefined}>
+        {text}
+      </a>
+    ) : null;
   return (
     <>
       {raw("<!doctype html>")}
@@ -55,6 +59,9 @@ function Frame({ chrome, children }: { chrome: Chrome; children: Child }) {
                 <nav aria-label="Console">
                   {link("applications", "/console/applications", "Applications")}
                   {link("notifications", "/console/notifications", "Notifications")}
+                  {link("people", "/console/people", "People", "people")}
+                  {link("audit", "/console/audit", "Audit log", "audit")}
+                  {link("account", "/console/account", "Your sign-in", "self")}
                 </nav>
                 <form method="post" action="/console/sign-out">
                   <input type="hidden" name="csrf" value={chrome.csrf} />
@@ -97,8 +104,12 @@ export const signedIn = (c: Context<HonoEnv>, title: string, section: Chrome["se
   title,
   section,
   csrf: c.get("csrfToken"),
+  role: c.get("consoleUser").role,
   timeZone: c.var.config.SERVICE_TIMEZONE,
 });
+
+/** Whether the signed-in role holds the capability: what a page offers (the guard refuses the rest). */
+export const may = (c: Context<HonoEnv>, capability: Capability) => allows(c.get("consoleUser").role, capability);
 
 export const Money = (props: { amount: number | null; currency: string }) =>
   props.amount === null ? <span class="muted">none yet</span> : formatMoney(props.amount, props.currency);

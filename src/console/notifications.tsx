@@ -5,6 +5,7 @@
  * per form through the API's idempotency store.
  */
 import { type Context, Hono } from "hono";
+import type { Child } from "hono/jsx";
 import { session } from "../auth/require-session";
 import { now } from "../clock";
 import { keysetPage } from "../collections/keyset";
@@ -13,16 +14,31 @@ import { latestAttemptsOf } from "../db/events";
 import { signingSecretsOf } from "../db/partners";
 import { DELIVERY_STATUSES } from "../domain/notification-schedule";
 import { EVENT_TYPES } from "../domain/plan";
+import { needsRole } from "../domain/roles";
 import type { HonoEnv } from "../env";
 import { MAX_REPLAY, REPLAY_INTERVAL_SECONDS, replay } from "../notifications/redelivery";
 import { rotateSigningSecret } from "../notifications/rotation";
 import { applicationPath } from "./application";
+import { recordConsoleAction, refusedWith } from "./audit";
 import { onceForForm, onceToken } from "./forms";
 import { dateRangeTerms, listRequest, wallClockInstant } from "./input";
-import { FormTokens, type Notice, NoticeBox, Paging, page, StateBadge, shownTime, signedIn, Time } from "./layout";
+import { FormTokens, may, type Notice, NoticeBox, Paging, page, StateBadge, shownTime, signedIn, Time } from "./layout";
 
 const PATH = "/console/notifications";
 const PAGE_SIZE = 25;
+
+/** A form the signed-in role may send, or the role it needs. */
+function Offered({
+  c,
+  capability,
+  children,
+}: {
+  c: Context<HonoEnv>;
+  capability: "replay" | "rotate";
+  children: Child;
+}) {
+  return may(c, capability) ? children : <p class="muted">{needsRole(capability, c.get("consoleUser").role)}</p>;
+}
 
 /** "86400 s" as people say it. */
 function duration(seconds: number): string {
@@ -225,22 +241,24 @@ async function notificationsPage(c: Context<HonoEnv>, notice?: Notice, status: 2
             retry schedule: after your endpoint was down, for example. At most {MAX_REPLAY.toLocaleString("en-GB")} per
             replay, and one replay every {duration(REPLAY_INTERVAL_SECONDS)}.
           </p>
-          <form method="post" action={`${PATH}/replay`}>
-            <FormTokens csrf={csrf} once={onceToken()} />
-            <div class="field">
-              <label for="replay-from">
-                Occurred from <span class="hint">On the service's clock ({timeZone})</span>
-              </label>
-              <input id="replay-from" name="from" type="datetime-local" required />
-            </div>
-            <div class="field">
-              <label for="replay-to">
-                Occurred before <span class="hint">Optional: now if empty</span>
-              </label>
-              <input id="replay-to" name="to" type="datetime-local" />
-            </div>
-            <button type="submit">Replay failed notifications</button>
-          </form>
+          <Offered c={c} capability="replay">
+            <form method="post" action={`${PATH}/replay`}>
+              <FormTokens csrf={csrf} once={onceToken()} />
+              <div class="field">
+                <label for="replay-from">
+                  Occurred from <span class="hint">On the service's clock ({timeZone})</span>
+                </label>
+                <input id="replay-from" name="from" type="datetime-local" required />
+              </div>
+              <div class="field">
+                <label for="replay-to">
+                  Occurred before <span class="hint">Optional: now if empty</span>
+                </label>
+                <input id="replay-to" name="to" type="datetime-local" />
+              </div>
+              <button type="submit">Replay failed notifications</button>
+            </form>
+          </Offered>
         </section>
         <section aria-labelledby="secret">
           <h2 id="secret">Signing secret</h2>
@@ -259,19 +277,21 @@ async function notificationsPage(c: Context<HonoEnv>, notice?: Notice, status: 2
           ) : (
             <p class="muted">Only the current secret signs now.</p>
           )}
-          <form method="post" action="/console/notification-secret/rotate">
-            <FormTokens csrf={csrf} once={onceToken()} />
-            <div class="field">
-              <label class="check">
-                <input type="checkbox" name="force" value="yes" />
-                <span>
-                  Stop the oldest earlier secret at once. Only when two earlier secrets still sign and one of them
-                  leaked: receivers that still use it stop verifying.
-                </span>
-              </label>
-            </div>
-            <button type="submit">Rotate signing secret</button>
-          </form>
+          <Offered c={c} capability="rotate">
+            <form method="post" action="/console/notification-secret/rotate">
+              <FormTokens csrf={csrf} once={onceToken()} />
+              <div class="field">
+                <label class="check">
+                  <input type="checkbox" name="force" value="yes" />
+                  <span>
+                    Stop the oldest earlier secret at once. Only when two earlier secrets still sign and one of them
+                    leaked: receivers that still use it stop verifying.
+                  </span>
+                </label>
+              </div>
+              <button type="submit">Rotate signing secret</button>
+            </form>
+          </Offered>
         </section>
       </div>
     </>,
@@ -330,6 +350,11 @@ export const notifications = new Hono<HonoEnv>()
     }
     return onceForForm(c, async () => {
       const result = await replay(c.env, { partnerId: session(c).partnerId, status: "FAILED", from, to }, at);
+      const range = `FAILED from ${shownTime(from, timeZone)} to ${shownTime(to, timeZone)}`;
+      await recordConsoleAction(c, {
+        subject: result.outcome === "too_soon" ? range : `${range}: ${result.replayed} replayed`,
+        ...(result.outcome === "too_soon" ? { outcome: "REFUSED", code: "RATE_LIMITED" } : { outcome: "SUCCEEDED" }),
+      });
       if (result.outcome === "too_soon") {
         c.header("Retry-After", String(result.retryAfter));
         const lines = [
@@ -356,6 +381,10 @@ export const notifications = new Hono<HonoEnv>()
         overlapMs: cfg.SIGNING_SECRET_OVERLAP_SECONDS * 1000,
         force: c.get("form").get("force") === "yes",
       });
+      await recordConsoleAction(
+        c,
+        rotation.outcome === "refused" ? refusedWith(rotation.problems) : { outcome: "SUCCEEDED" },
+      );
       if (rotation.outcome === "refused") {
         const lines = rotation.problems.map((p) =>
           p.code === "ROTATION_LIMIT_REACHED"

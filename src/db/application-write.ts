@@ -20,7 +20,8 @@ import { columnCount, deleteWhere, insertRows, updateWhere, type WriteRows } fro
 /**
  * Writes the plan, or throws WriteConflict when another write changed the application first, or
  * StorageQuotaExceeded when what it adds would take the partner past `quota` (their own quota, when
- * they have one, wins). Answers the aggregate as written.
+ * they have one, wins). `alongside`: statements that land with the plan or not at all (its audit
+ * entry). Answers the aggregate as written.
  */
 export async function writePlan(
   client: D1Database,
@@ -28,8 +29,9 @@ export async function writePlan(
   plan: Plan,
   at: number,
   quota: number,
+  alongside: readonly D1PreparedStatement[] = [],
 ): Promise<Aggregate> {
-  await commit(client, planStatements(client, current, plan, at, quota));
+  await commit(client, [...planStatements(client, current, plan, at, quota), ...alongside]);
   return written(current, plan, at);
 }
 

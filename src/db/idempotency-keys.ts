@@ -72,7 +72,7 @@ export async function claimKey(db: Database, claim: Claim, ttlMs: number, quota:
   const reserve = db.$client
     .prepare(
       `UPDATE partners SET stored_bytes = stored_bytes + ?1,
-         within_quota = (stored_bytes + ?1 <= COALESCE(storage_quota_bytes, ?2)) WHERE id = ?3 AND changes() = 1`,
+         within_quota = (stored_bytes + audit_bytes + ?1 <= COALESCE(storage_quota_bytes, ?2)) WHERE id = ?3 AND changes() = 1`,
     )
     .bind(ANSWER_RESERVATION, quota, claim.partnerId);
   try {

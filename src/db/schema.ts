@@ -21,6 +21,7 @@ import type { MerchantUrls, OrderDetails } from "../domain/application-operation
 import type { Offer } from "../domain/offer";
 import type { SettlesOn } from "../domain/partner-terms";
 import type { PayoutStatus } from "../domain/payouts";
+import type { SupportRefundLimits } from "../domain/roles";
 import type { EntryType } from "../domain/settlement-entries";
 import type { ShipmentItem, Tracking } from "../domain/shipments";
 import type { WireProfile } from "../domain/wire-profile";
@@ -48,6 +49,8 @@ export const partners = sqliteTable(
     olderSigningSecretExpiresAt: integer("older_signing_secret_expires_at"),
     /** What the partner's rows hold, in bytes (src/db/storage.ts). */
     storedBytes: integer("stored_bytes").notNull().default(0),
+    /** What the partner's audit log holds, in bytes: counted against the quota beside `storedBytes`. */
+    auditBytes: integer("audit_bytes").notNull().default(0),
     /** The partner's own storage quota in bytes; null: STORAGE_QUOTA_BYTES applies. An operator sets it. */
     storageQuotaBytes: integer("storage_quota_bytes"),
     /**
@@ -71,9 +74,89 @@ export const partners = sqliteTable(
      * sets it (scripts/partner-terms.ts, which refuses any other value). A token carries the profile of its login.
      */
     wireProfile: text("wire_profile").$type<WireProfile>().notNull().default("DEFAULT"),
+    /** The most SUPPORT people may refund at once, per currency (src/domain/roles.ts); an admin sets it. */
+    supportRefundLimits: text("support_refund_limits", { mode: "json" }).$type<SupportRefundLimits>(),
     createdAt: createdAt(),
   },
   (t) => [check("partner_storage_quota", sql`${t.withinQuota} = 1`)],
+);
+
+/**
+ * A partner's people in the console (src/domain/people.ts): each signs in with the partner's account
+ * name, their e-mail, their password and a code of their authenticator app. Until they have set up their
+ * sign-in through their one-time link, only the link's hash and its end are kept; then only the
+ * password's hash and the authenticator's secret, sealed. Removing a person deletes the row (the audit
+ * log keeps their e-mail).
+ */
+export const consolePeople = sqliteTable(
+  "console_people",
+  {
+    id: text("id").primaryKey(),
+    partnerId: text("partner_id")
+      .notNull()
+      .references(() => partners.id),
+    /** Lower case (src/domain/people.ts `personName`): the name the person signs in with. */
+    email: text("email").notNull(),
+    /** VIEWER, SUPPORT, FINANCE or ADMIN (src/domain/roles.ts). */
+    role: text("role").notNull(),
+    /** As partners' passwords: `pbkdf2-sha256$…` over HMAC(pepper, password); null until set up. */
+    passwordHash: text("password_hash"),
+    /** AES-GCM ciphertext of the TOTP secret (base32), key derived from the pepper; null until set up. */
+    totpSecretCiphertext: text("totp_secret_ciphertext"),
+    /** The last time step whose code signed in: a code is taken once (src/domain/totp.ts). */
+    totpLastStep: integer("totp_last_step"),
+    /** SHA-256 of the one-time setup token (the link shows the token once); null once used. */
+    setupTokenHash: text("setup_token_hash"),
+    setupExpiresAt: integer("setup_expires_at"),
+    /** When the person last set up their sign-in; null while a setup is due. */
+    activatedAt: integer("activated_at"),
+    createdAt: createdAt(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("console_people_partner_email_idx").on(t.partnerId, t.email),
+    uniqueIndex("console_people_setup_idx").on(t.setupTokenHash),
+  ],
+);
+
+/**
+ * The audit log (src/domain/audit.ts): one row per console action and API write, never changed (a
+ * trigger of migration 0012 refuses every UPDATE), counted in the partner's storage usage. Its
+ * partner's rows page by id (creation order) and are filtered on the indexes below.
+ */
+export const auditEvents = sqliteTable(
+  "audit_events",
+  {
+    id: text("id").primaryKey(),
+    partnerId: text("partner_id").notNull(),
+    occurredAt: integer("occurred_at").notNull(),
+    /** CONSOLE, API or OPERATOR. */
+    source: text("source").notNull(),
+    /** PERSON, API, PARTNER_CREDENTIALS or OPERATOR; with the person's id and e-mail, or the token's id. */
+    actorType: text("actor_type").notNull(),
+    actorId: text("actor_id"),
+    actorName: text("actor_name"),
+    /** The API's operationId, or the console's own action (signIn, addPerson, …). */
+    operation: text("operation").notNull(),
+    applicationId: text("application_id"),
+    amount: integer("amount"),
+    currency: text("currency"),
+    reason: text("reason"),
+    subject: text("subject"),
+    /** The client's address as the edge saw it (CF-Connecting-IP); null where there is none. */
+    address: text("address"),
+    /** SUCCEEDED, REFUSED or FAILED, with the code that says why not. */
+    outcome: text("outcome").notNull(),
+    code: text("code"),
+  },
+  (t) => [
+    index("audit_events_partner_id_idx").on(t.partnerId, t.id),
+    index("audit_events_partner_occurred_idx").on(t.partnerId, t.occurredAt, t.id),
+    index("audit_events_partner_operation_idx").on(t.partnerId, t.operation, t.id),
+    index("audit_events_partner_actor_idx").on(t.partnerId, t.actorId, t.id),
+    index("audit_events_partner_application_idx").on(t.partnerId, t.applicationId, t.id),
+    index("audit_events_partner_outcome_idx").on(t.partnerId, t.outcome, t.id),
+  ],
 );
 
 /** Only the SHA-256 of a token is stored; the raw token exists solely in the login response. */
@@ -549,6 +632,8 @@ export type RefundRow = typeof refunds.$inferSelect;
 export type ShipmentRow = typeof shipments.$inferSelect;
 export type SettlementEntryRow = typeof settlementEntries.$inferSelect;
 export type PayoutRow = typeof payouts.$inferSelect;
+export type PersonRow = typeof consolePeople.$inferSelect;
+export type AuditEventRow = typeof auditEvents.$inferSelect;
 
 /**
  * D1 has no interactive transactions, only atomic batches. A write batch starts with a conditional

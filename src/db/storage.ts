@@ -1,7 +1,8 @@
 /**
  * Each partner's share of the database every partner shares. A partner's usage is what the rows it
  * adds hold (`rowBytes`): applications with their lines, refunds and documents, and the stored answers
- * of Idempotency-Key requests; it falls when rows go (replaced lines, expired answers). Growth past the
+ * of Idempotency-Key requests; it falls when rows go (replaced lines, expired answers). Its audit log is
+ * counted apart (`audit_bytes`, ./audit-events.ts: it only grows) and against the same quota. Growth past the
  * partner's quota (its own, or STORAGE_QUOTA_BYTES) is refused whole: D1 has no interactive
  * transactions, so the check is a CHECK constraint on the very UPDATE that counts the growth, inside the
  * write's batch, and a failed check rolls the batch back. Events and delivery attempts are the
@@ -41,10 +42,14 @@ export function countUsage(
   return client
     .prepare(
       `UPDATE partners SET stored_bytes = stored_bytes + ?1,
-         within_quota = (?1 < 0 OR stored_bytes + ?1 <= COALESCE(storage_quota_bytes, ?2)) WHERE id = ?3`,
+         within_quota = (?1 < 0 OR stored_bytes + audit_bytes + ?1 <= COALESCE(storage_quota_bytes, ?2)) WHERE id = ?3`,
     )
     .bind(bytes, defaultQuota, partnerId);
 }
+
+/** The statement that counts an audit entry's bytes: never refused (the record of work done or refused is kept). */
+export const countAuditBytes = (client: D1Database, partnerId: string, bytes: number): D1PreparedStatement =>
+  client.prepare("UPDATE partners SET audit_bytes = audit_bytes + ?1 WHERE id = ?2").bind(bytes, partnerId);
 
 /** The CHECK that fails a batch whose growth would pass the quota. */
 export const QUOTA_CHECK = "partner_storage_quota";

@@ -25,6 +25,27 @@ export interface ConsoleSessionRecord {
   expiresAt: number;
 }
 
+/**
+ * A person's console sign-in (src/console/session.ts), kept in the one object of that person beside their
+ * other sessions, so that they can be listed and ended together ("sign out everywhere", removal).
+ */
+export interface PersonSessionRecord {
+  /** SHA-256 of the session's secret: the object never holds the secret itself. */
+  idHash: string;
+  partnerId: string;
+  personId: string;
+  startedAt: number;
+  /** Moves on with each use, never past `expiresAt`. */
+  idleUntil: number;
+  expiresAt: number;
+  /** Where and with what it signed in, for the person's list. */
+  address: string | null;
+  userAgent: string | null;
+}
+
+/** The most sessions a person keeps: a new sign-in beyond them ends the oldest. */
+export const PERSON_SESSIONS_KEPT = 20;
+
 /** The answer to a login attempt: counted (with a ticket that releases it on success) or refused. */
 export type AttemptVerdict = { allowed: true; ticket: number } | { allowed: false; retryAfter: number };
 
@@ -59,6 +80,8 @@ export class RateLimiter extends DurableObject {
   private bookmark: string | null = null;
   /** Whether the console's table exists: only console objects have one (created by their sign-in). */
   private consoleTable: boolean | undefined;
+  /** Whether the person sessions' table exists: only a person's object has one. */
+  private personTable: boolean | undefined;
 
   constructor(ctx: DurableObjectState, env: unknown) {
     super(ctx, env as never);
@@ -251,6 +274,92 @@ export class RateLimiter extends DurableObject {
     if (this.hasConsoleTable()) this.sql.exec(`DELETE FROM console_session`);
   }
 
+  /** A person signs in: one more session in their object, the oldest ending beyond PERSON_SESSIONS_KEPT. */
+  openPersonSession(session: PersonSessionRecord): void {
+    this.sql.exec(
+      `CREATE TABLE IF NOT EXISTS person_sessions (id_hash TEXT PRIMARY KEY, partner_id TEXT NOT NULL,
+       person_id TEXT NOT NULL, started_at INTEGER NOT NULL, idle_until INTEGER NOT NULL, expires_at INTEGER NOT NULL,
+       address TEXT, user_agent TEXT)`,
+    );
+    this.personTable = true;
+    this.sql.exec(
+      `INSERT OR REPLACE INTO person_sessions VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      session.idHash,
+      session.partnerId,
+      session.personId,
+      session.startedAt,
+      session.idleUntil,
+      session.expiresAt,
+      session.address,
+      session.userAgent,
+    );
+    this.sql.exec(
+      `DELETE FROM person_sessions WHERE id_hash NOT IN
+       (SELECT id_hash FROM person_sessions ORDER BY started_at DESC LIMIT ?)`,
+      PERSON_SESSIONS_KEPT,
+    );
+    this.scheduleCleanup(session.idleUntil);
+  }
+
+  /** The person's session, if it is live (as `useConsoleSession`); using it keeps it alive `idleMs` more. */
+  usePersonSession(idHash: string, now: number, idleMs: number): PersonSessionRecord | null {
+    const [session] = this.personSessionRows(`WHERE id_hash = ?`, idHash);
+    if (!session) return null;
+    if (session.idleUntil <= now || session.expiresAt <= now) {
+      this.endPersonSession(idHash);
+      return null;
+    }
+    const idleUntil = Math.min(now + idleMs, session.expiresAt);
+    this.sql.exec(`UPDATE person_sessions SET idle_until = ? WHERE id_hash = ?`, idleUntil, idHash);
+    return { ...session, idleUntil };
+  }
+
+  /** The person's live sessions, the latest sign-in first. */
+  personSessions(now: number): PersonSessionRecord[] {
+    return this.personSessionRows(`WHERE idle_until > ? AND expires_at > ? ORDER BY started_at DESC`, now, now);
+  }
+
+  endPersonSession(idHash: string): void {
+    if (this.hasPersonTable()) this.sql.exec(`DELETE FROM person_sessions WHERE id_hash = ?`, idHash);
+  }
+
+  /** Ends every session of the person: "sign out everywhere", a reset of their sign-in, their removal. */
+  endPersonSessions(): void {
+    if (this.hasPersonTable()) this.sql.exec(`DELETE FROM person_sessions`);
+  }
+
+  private personSessionRows(where: string, ...bindings: SqlStorageValue[]): PersonSessionRecord[] {
+    if (!this.hasPersonTable()) return [];
+    return this.sql
+      .exec<{
+        id_hash: string;
+        partner_id: string;
+        person_id: string;
+        started_at: number;
+        idle_until: number;
+        expires_at: number;
+        address: string | null;
+        user_agent: string | null;
+      }>(`SELECT * FROM person_sessions ${where}`, ...bindings)
+      .toArray()
+      .map((row) => ({
+        idHash: row.id_hash,
+        partnerId: row.partner_id,
+        personId: row.person_id,
+        startedAt: row.started_at,
+        idleUntil: row.idle_until,
+        expiresAt: row.expires_at,
+        address: row.address,
+        userAgent: row.user_agent,
+      }));
+  }
+
+  private hasPersonTable(): boolean {
+    this.personTable ??=
+      this.sql.exec(`SELECT 1 FROM sqlite_master WHERE name = 'person_sessions'`).toArray().length > 0;
+    return this.personTable;
+  }
+
   private hasConsoleTable(): boolean {
     this.consoleTable ??=
       this.sql.exec(`SELECT 1 FROM sqlite_master WHERE name = 'console_session'`).toArray().length > 0;
@@ -268,16 +377,19 @@ export class RateLimiter extends DurableObject {
     // A console session's idle end is never past its absolute end, so it is the one that counts.
     const consoleSessions = this.hasConsoleTable();
     if (consoleSessions) this.sql.exec(`DELETE FROM console_session WHERE idle_until <= ?`, now);
+    const personSessions = this.hasPersonTable();
+    if (personSessions) this.sql.exec(`DELETE FROM person_sessions WHERE idle_until <= ?`, now);
     const next = this.sql
       .exec<{ at: number | null }>(
         `SELECT MIN(at) AS at FROM (SELECT end AS at FROM windows UNION ALL SELECT expires_at FROM session
-         UNION ALL SELECT expires_at FROM attempts${consoleSessions ? " UNION ALL SELECT idle_until FROM console_session" : ""})`,
+         UNION ALL SELECT expires_at FROM attempts${consoleSessions ? " UNION ALL SELECT idle_until FROM console_session" : ""}${personSessions ? " UNION ALL SELECT idle_until FROM person_sessions" : ""})`,
       )
       .one().at;
     if (next === null) {
       await this.ctx.storage.deleteAll();
       this.schemaReady = false;
       this.consoleTable = undefined;
+      this.personTable = undefined;
       this.session = null;
       this.bookmark = null;
     } else await this.ctx.storage.setAlarm(next);

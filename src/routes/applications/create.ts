@@ -89,10 +89,13 @@ export const createApplication = openApiRoute(route, async (c) => {
   if (stored.outcome === "duplicate") {
     const existing = await loadPresented(client, partnerId, stored.id);
     if (!existing) throw ApiError.of([CONCURRENT_MODIFICATION]);
+    c.set("auditFigures", { applicationId: stored.id, subject: "duplicate: the earlier application answered" });
     return c.json(await presentApplication(existing, presentContext(c)), 200);
   }
 
   const { event } = plan;
+  const total = plan.application;
+  c.set("auditFigures", { applicationId: stored.row.id, amount: total.totalAmount, currency: total.currency });
   c.executionCtx.waitUntil(publish(c.env, [{ eventId: event.id, due: event.occurredAt }]));
   const view = await presentApplication(
     { application: stored.row, lines: plan.lines, documents: [] },
