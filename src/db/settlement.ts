@@ -3,8 +3,8 @@
  * payouts that take them. An operation's shipment and entries are written by the application's own
  * write path (./application-write.ts); here are the reads, the tracking's write and the payouts'.
  */
-import { and, asc, eq, gt, isNull, lt, sql } from "drizzle-orm";
-import type { Payout, Totals } from "../domain/payouts";
+import { and, asc, desc, eq, gt, isNull, lt, sql } from "drizzle-orm";
+import type { Payout, PayoutStatus, Totals } from "../domain/payouts";
 import type { EntryType, SettlementEntry } from "../domain/settlement-entries";
 import type { Shipment, Tracking } from "../domain/shipments";
 import type { Database } from "./client";
@@ -316,6 +316,52 @@ export async function* payoutEntryPages(db: Database, payoutId: string): AsyncGe
     if (page.length < REPORT_PAGE) return;
     after = page.at(-1)!.id;
   }
+}
+
+/** An entry as an application's page lists it: with the reference and status of the payout holding it. */
+export interface ApplicationEntryRow {
+  id: string;
+  type: EntryType;
+  amount: number;
+  currency: string;
+  createdAt: number;
+  /** The PENDING or PAID payout holding it; null while open (a FAILED payout's entries are open again). */
+  payoutId: string | null;
+  payoutReference: string | null;
+  payoutStatus: PayoutStatus | null;
+}
+
+/** The application's entries, the latest first, each with the payout holding it: on the (application_id, id) index. */
+export const latestEntriesQuery = (db: Database, partnerId: string, applicationId: string, limit: number) =>
+  db
+    .select({
+      id: settlementEntries.id,
+      type: settlementEntries.type,
+      amount: settlementEntries.amount,
+      currency: settlementEntries.currency,
+      createdAt: settlementEntries.createdAt,
+      payoutId: settlementEntries.payoutId,
+      payoutReference: payouts.reference,
+      payoutStatus: payouts.status,
+    })
+    .from(settlementEntries)
+    .leftJoin(payouts, eq(payouts.id, settlementEntries.payoutId))
+    .where(and(eq(settlementEntries.applicationId, applicationId), eq(settlementEntries.partnerId, partnerId)))
+    .orderBy(desc(settlementEntries.id))
+    .limit(limit);
+
+/**
+ * The application's latest `limit` entries in the order entered, and whether earlier ones exist: read
+ * backwards on its index, so the cost is the page's whatever the application holds.
+ */
+export async function latestEntriesOf(
+  db: Database,
+  partnerId: string,
+  applicationId: string,
+  limit: number,
+): Promise<{ rows: ApplicationEntryRow[]; more: boolean }> {
+  const rows = await latestEntriesQuery(db, partnerId, applicationId, limit + 1);
+  return { rows: rows.slice(0, limit).reverse(), more: rows.length > limit };
 }
 
 /** PAID payouts whose applications are not all told yet (READY_PAID), in the order they were paid. */
