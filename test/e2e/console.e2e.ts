@@ -193,11 +193,12 @@ async function supportCase(world: World): Promise<void> {
           ["approved", "financed", "refunded", "refundable"].map(async (m) => [m, await text(page, `#money-${m}`)]),
         ),
       );
+    // Nothing went out yet, so nothing is refundable (CONTRACT 5: refunds follow what was sent).
     assert.deepEqual(await money(), {
       approved: "CZK 1,001.00",
       financed: "CZK 1,001.00",
       refunded: "CZK 0.00",
-      refundable: "CZK 1,001.00",
+      refundable: "CZK 0.00",
     });
     await inspect(page, "application", "application");
 
@@ -327,11 +328,13 @@ async function otherActions(world: World): Promise<void> {
     assert.match(await text(page, "tbody"), new RegExp(orderNumber), "the READY application is listed");
     await inspect(page, "applications filtered");
 
-    // A refund above what is refundable: refused in words, nothing refunded.
-    await page.goto(`${origin}${path}`);
+    // A refund above what is refundable (what went out: another order, sent): refused in words.
+    const sent = await approvedApplication(world, world.token, `${orderNumber}-SENT`);
+    await world.service.call("PUT", `/financing/v1/applications/${sent}/order/send`, {}, world.token);
+    await page.goto(`${origin}/console/applications/${sent}`);
     await page.getByLabel(/^Amount/).fill("99999");
     await page.getByRole("button", { name: "Refund…" }).click();
-    await page.waitForURL((url) => url.pathname === `${path}/refund`);
+    await page.waitForURL((url) => url.pathname === `/console/applications/${sent}/refund`);
     assert.match(await text(page), /The amount is more than can still be refunded: at most CZK 1,001\.00\./);
     await inspect(page, "refused in words (422)");
 
