@@ -8,6 +8,8 @@ import { documentDownload } from "./documents";
 import { consoleError } from "./errors";
 import { consoleHeaders } from "./layout";
 import { notifications } from "./notifications";
+import { payoutDetail } from "./payout";
+import { payoutsList } from "./payouts";
 import { requireConsoleSession } from "./session";
 import { signIn, signOut } from "./sign-in";
 
@@ -38,6 +40,8 @@ for (const path of [
   "/console/notifications",
   "/console/notifications/*",
   "/console/notification-secret/*",
+  "/console/payouts",
+  "/console/payouts/*",
 ]) {
   consoleRoutes.use(path, requireConsoleSession);
 }
@@ -47,5 +51,7 @@ consoleRoutes.route("/", applicationDetail);
 consoleRoutes.route("/", applicationActions);
 consoleRoutes.route("/", documentDownload);
 consoleRoutes.route("/", notifications);
+consoleRoutes.route("/", payoutsList);
+consoleRoutes.route("/", payoutDetail);
 // Set before the app mounts this router: Hono binds a sub-app's error handler when it is mounted.
 consoleRoutes.onError(consoleError);

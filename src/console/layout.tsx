@@ -17,7 +17,7 @@ export const ASSETS = "/console/assets";
 export interface Chrome {
   title: string;
   /** Which part of the console the page belongs to (marked in the navigation); absent: signed out. */
-  section?: "applications" | "notifications";
+  section?: "applications" | "notifications" | "payouts";
   /** The page's CSRF token, for the sign-out form. */
   csrf?: string;
   /** Load the copy script (the page shows a value to copy). */
@@ -55,6 +55,7 @@ function Frame({ chrome, children }: { chrome: Chrome; children: Child }) {
                 <nav aria-label="Console">
                   {link("applications", "/console/applications", "Applications")}
                   {link("notifications", "/console/notifications", "Notifications")}
+                  {link("payouts", "/console/payouts", "Payouts")}
                 </nav>
                 <form method="post" action="/console/sign-out">
                   <input type="hidden" name="csrf" value={chrome.csrf} />
