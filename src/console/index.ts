@@ -11,6 +11,7 @@ import { notifications } from "./notifications";
 import { payoutDetail } from "./payout";
 import { payoutsList } from "./payouts";
 import { requireConsoleSession } from "./session";
+import { shipmentTracking } from "./shipment-tracking";
 import { signIn, signOut } from "./sign-in";
 
 /**
@@ -51,6 +52,7 @@ consoleRoutes.route("/", applicationDetail);
 consoleRoutes.route("/", applicationActions);
 consoleRoutes.route("/", documentDownload);
 consoleRoutes.route("/", notifications);
+consoleRoutes.route("/", shipmentTracking);
 consoleRoutes.route("/", payoutsList);
 consoleRoutes.route("/", payoutDetail);
 // Set before the app mounts this router: Hono binds a sub-app's error handler when it is mounted.
