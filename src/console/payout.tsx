@@ -63,8 +63,8 @@ async function entryPage(c: Context<HonoEnv>, payoutId: string) {
     : { problems: found.problems.map((p) => p.message), rows: [], paging: undefined };
 }
 
-async function payoutPage(c: Context<HonoEnv>) {
-  const row = await findPayout(await c.var.db.orm(), session(c).partnerId, c.req.param("payoutId")!);
+async function payoutPage(c: Context<HonoEnv>, payoutId: string) {
+  const row = await findPayout(await c.var.db.orm(), session(c).partnerId, payoutId);
   if (!row) return errorPage(c, "not_found");
   const payout = payoutOfRow(row);
   const timeZone = c.var.config.SERVICE_TIMEZONE;
@@ -175,7 +175,7 @@ async function payoutPage(c: Context<HonoEnv>) {
 }
 
 export const payoutDetail = new Hono<HonoEnv>()
-  .get(PAYOUT_PATH, (c) => payoutPage(c))
+  .get(PAYOUT_PATH, (c) => payoutPage(c, c.req.param("payoutId")))
   .get(`${PAYOUT_PATH}/report.csv`, async (c) => {
     const db = await c.var.db.orm();
     const row = await findPayout(db, session(c).partnerId, c.req.param("payoutId"));

@@ -4,7 +4,7 @@
  * write path (./application-write.ts); here are the reads, the tracking's write and the payouts'.
  */
 import { and, asc, desc, eq, gt, isNull, lt, sql } from "drizzle-orm";
-import type { Payout, PayoutStatus, Totals } from "../domain/payouts";
+import type { Payout, Totals } from "../domain/payouts";
 import type { EntryType, SettlementEntry } from "../domain/settlement-entries";
 import type { Shipment, Tracking } from "../domain/shipments";
 import type { Database } from "./client";
@@ -318,20 +318,11 @@ export async function* payoutEntryPages(db: Database, payoutId: string): AsyncGe
   }
 }
 
-/** An entry as an application's page lists it: with the reference and status of the payout holding it. */
-export interface ApplicationEntryRow {
-  id: string;
-  type: EntryType;
-  amount: number;
-  currency: string;
-  createdAt: number;
-  /** The PENDING or PAID payout holding it; null while open (a FAILED payout's entries are open again). */
-  payoutId: string | null;
-  payoutReference: string | null;
-  payoutStatus: PayoutStatus | null;
-}
-
-/** The application's entries, the latest first, each with the payout holding it: on the (application_id, id) index. */
+/**
+ * An application's entries, the latest first, on its (application_id, id) index: each with the payout
+ * holding it (PENDING or PAID), whose id, reference and status are null while the entry is open (a
+ * FAILED payout's entries are open again).
+ */
 export const latestEntriesQuery = (db: Database, partnerId: string, applicationId: string, limit: number) =>
   db
     .select({
@@ -349,6 +340,9 @@ export const latestEntriesQuery = (db: Database, partnerId: string, applicationI
     .where(and(eq(settlementEntries.applicationId, applicationId), eq(settlementEntries.partnerId, partnerId)))
     .orderBy(desc(settlementEntries.id))
     .limit(limit);
+
+/** An entry as an application's page lists it. */
+export type ApplicationEntryRow = Awaited<ReturnType<typeof latestEntriesQuery>>[number];
 
 /**
  * The application's latest `limit` entries in the order entered, and whether earlier ones exist: read
