@@ -100,7 +100,7 @@ describe("POST /console/applications/:applicationId/shipments/:shipmentId/tracki
     const full = await browser.get(page(id));
     expect(full.text).toContain("This shipment holds 10 tracking entries, the most one may.");
     expect(full.html).not.toContain(`action="${action(id, shipmentId)}"`);
-    // A form shown before the shipment filled up, sent after.
+    // As a form shown before the shipment filled up would post it now.
     const refused = await browser.post(action(id, shipmentId), {
       csrf: formFields(full.html, "/console/sign-out").csrf!,
       once: "B".repeat(22),
