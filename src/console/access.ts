@@ -32,6 +32,9 @@ const ACCESS: readonly Entry[] = [
   ["POST", `${APPLICATION}/send`, "send", "sendItems"],
   ["POST", `${APPLICATION}/extend`, "extend", "extendAuthorization"],
   ["POST", `${APPLICATION}/notifications/:eventId/resend`, "resend", "resendNotification"],
+  // Adding tracking goes with sending the goods.
+  ["POST", `${APPLICATION}/shipments/:shipmentId/tracking`, "send", "addShipmentTracking"],
+  ["GET", `${APPLICATION}/shipments/:shipmentId/tracking/:entry`, "read"],
   ["GET", "/console/notifications", "read"],
   ["POST", "/console/notifications/replay", "replay", "replayNotifications"],
   ["POST", "/console/notification-secret/rotate", "rotate", "rotateSigningSecret"],
@@ -42,6 +45,9 @@ const ACCESS: readonly Entry[] = [
   ["POST", "/console/people/:personId/reset", "people", "resetSignIn"],
   ["POST", "/console/people/:personId/remove", "people", "removePerson"],
   ["GET", "/console/audit", "audit"],
+  ["GET", "/console/payouts", "payouts"],
+  ["GET", "/console/payouts/:payoutId", "payouts"],
+  ["GET", "/console/payouts/:payoutId/report.csv", "payouts"],
 ];
 
 const router = new TrieRouter<Access>();

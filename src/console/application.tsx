@@ -6,9 +6,11 @@
  * at a time.
  */
 import { type Context, Hono } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { CANCEL_REASONS, DEFAULT_CANCEL_REASON } from "../domain/application-state";
 import type { HonoEnv } from "../env";
 import { ACTIONS, type ActionName, type ConsoleAction } from "./actions";
+import { loadSettlementView, SettlementEntries, Shipments } from "./application-settlement";
 import {
   type ApplicationView,
   EVENTS_SHOWN,
@@ -39,6 +41,7 @@ export const applicationPath = (id: string) => `/console/applications/${id}`;
 const DONE: Record<string, string> = {
   ...Object.fromEntries(Object.entries(ACTIONS).map(([name, action]) => [name, action.done])),
   resend: "The notification was put back in delivery: its new attempts appear below.",
+  tracking: "The tracking was saved: it is shown with its shipment below.",
 };
 
 function Summary({ view }: { view: ApplicationView }) {
@@ -403,7 +406,7 @@ function Timeline({ view, csrf }: { view: ApplicationView; csrf: string }) {
                           </td>
                           <td>{attempt.httpStatus ?? "–"}</td>
                           <td class="num">{attempt.durationMs} ms</td>
-                          <td>{clip(attempt.error, 200)}</td>
+                          <td>{clip(attempt.error, 150)}</td>
                         </tr>
                       ))}
                     </tbody>
@@ -434,10 +437,13 @@ export async function applicationPage(
   c: Context<HonoEnv>,
   applicationId: string,
   notice?: Notice,
-  status: 200 | 403 | 422 | 429 = 200,
+  status: ContentfulStatusCode = 200,
 ) {
-  const view = await loadApplicationView(c, applicationId);
-  if (!view) return errorPage(c, "not_found");
+  const [view, settlement] = await Promise.all([
+    loadApplicationView(c, applicationId),
+    loadSettlementView(c, applicationId),
+  ]);
+  if (!view || !settlement) return errorPage(c, "not_found");
   const { number } = view.current.application.orderDetails;
   const csrf = c.get("csrfToken");
   return page(
@@ -453,7 +459,15 @@ export async function applicationPage(
       <MoneyFacts view={view} />
       <Actions view={view} csrf={csrf} />
       <Lines view={view} />
+      <Shipments
+        applicationId={applicationId}
+        page={applicationPath(applicationId)}
+        view={settlement}
+        csrf={csrf}
+        timeZone={view.timeZone}
+      />
       <Refunds view={view} />
+      <SettlementEntries view={settlement} timeZone={view.timeZone} />
       <Documents view={view} />
       <Timeline view={view} csrf={csrf} />
     </>,

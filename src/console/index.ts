@@ -10,9 +10,12 @@ import { documentDownload } from "./documents";
 import { consoleError } from "./errors";
 import { consoleHeaders } from "./layout";
 import { notifications } from "./notifications";
+import { payoutDetail } from "./payout";
+import { payoutsList } from "./payouts";
 import { people } from "./people";
 import { requireConsoleSession } from "./session";
 import { setup } from "./setup";
+import { shipmentTracking } from "./shipment-tracking";
 import { signIn, signOut } from "./sign-in";
 
 /**
@@ -48,6 +51,8 @@ for (const path of [
   "/console/audit",
   "/console/account",
   "/console/account/*",
+  "/console/payouts",
+  "/console/payouts/*",
 ]) {
   consoleRoutes.use(path, requireConsoleSession);
 }
@@ -60,5 +65,8 @@ consoleRoutes.route("/", notifications);
 consoleRoutes.route("/", people);
 consoleRoutes.route("/", auditLogPage);
 consoleRoutes.route("/", account);
+consoleRoutes.route("/", shipmentTracking);
+consoleRoutes.route("/", payoutsList);
+consoleRoutes.route("/", payoutDetail);
 // Set before the app mounts this router: Hono binds a sub-app's error handler when it is mounted.
 consoleRoutes.onError(consoleError);

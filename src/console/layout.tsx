@@ -18,7 +18,7 @@ export const ASSETS = "/console/assets";
 export interface Chrome {
   title: string;
   /** Which part of the console the page belongs to (marked in the navigation); absent: signed out. */
-  section?: "applications" | "notifications" | "people" | "audit" | "account";
+  section?: "applications" | "notifications" | "payouts" | "people" | "audit" | "account";
   /** The page's CSRF token, for the sign-out form. */
   csrf?: string;
   /** The signed-in role: the navigation offers what it may open. */
@@ -59,6 +59,7 @@ function Frame({ chrome, children }: { chrome: Chrome; children: Child }) {
                 <nav aria-label="Console">
                   {link("applications", "/console/applications", "Applications")}
                   {link("notifications", "/console/notifications", "Notifications")}
+                  {link("payouts", "/console/payouts", "Payouts", "payouts")}
                   {link("people", "/console/people", "People", "people")}
                   {link("audit", "/console/audit", "Audit log", "audit")}
                   {link("account", "/console/account", "Your sign-in", "self")}

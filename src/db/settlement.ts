@@ -3,7 +3,7 @@
  * payouts that take them. An operation's shipment and entries are written by the application's own
  * write path (./application-write.ts); here are the reads, the tracking's write and the payouts'.
  */
-import { and, asc, eq, gt, isNull, lt, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, isNull, lt, sql } from "drizzle-orm";
 import { balanceOf, type Payout, type Totals, totalsOf } from "../domain/payouts";
 import type { SettlementEntry } from "../domain/settlement-entries";
 import type { Shipment, Tracking } from "../domain/shipments";
@@ -293,6 +293,46 @@ export async function* payoutEntryPages(db: Database, payoutId: string): AsyncGe
     if (page.length < REPORT_PAGE) return;
     after = page.at(-1)!.id;
   }
+}
+
+/**
+ * An application's entries, the latest first, on its (application_id, id) index: each with the payout
+ * holding it (PENDING or PAID), whose id, reference and status are null while the entry is open (a
+ * FAILED payout's entries are open again).
+ */
+export const latestEntriesQuery = (db: Database, partnerId: string, applicationId: string, limit: number) =>
+  db
+    .select({
+      id: settlementEntries.id,
+      type: settlementEntries.type,
+      amount: settlementEntries.amount,
+      currency: settlementEntries.currency,
+      createdAt: settlementEntries.createdAt,
+      payoutId: settlementEntries.payoutId,
+      payoutReference: payouts.reference,
+      payoutStatus: payouts.status,
+    })
+    .from(settlementEntries)
+    .leftJoin(payouts, eq(payouts.id, settlementEntries.payoutId))
+    .where(and(eq(settlementEntries.applicationId, applicationId), eq(settlementEntries.partnerId, partnerId)))
+    .orderBy(desc(settlementEntries.id))
+    .limit(limit);
+
+/** An entry as an application's page lists it. */
+export type ApplicationEntryRow = Awaited<ReturnType<typeof latestEntriesQuery>>[number];
+
+/**
+ * The application's latest `limit` entries in the order entered, and whether earlier ones exist: read
+ * backwards on its index, so the cost is the page's whatever the application holds.
+ */
+export async function latestEntriesOf(
+  db: Database,
+  partnerId: string,
+  applicationId: string,
+  limit: number,
+): Promise<{ rows: ApplicationEntryRow[]; more: boolean }> {
+  const rows = await latestEntriesQuery(db, partnerId, applicationId, limit + 1);
+  return { rows: rows.slice(0, limit).reverse(), more: rows.length > limit };
 }
 
 /** PAID payouts whose applications are not all told yet (READY_PAID), in the order they were paid. */

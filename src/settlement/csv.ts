@@ -31,6 +31,12 @@ function csvOf(payout: Pick<Payout, "reference">, entries: readonly ReportEntry[
   );
 }
 
+/** A payout's report as a download, named by the payout's reference (the API's and the console's alike). */
+export const payoutReportHeaders = (payout: Pick<Payout, "reference">) => ({
+  "Content-Type": "text/csv; charset=utf-8",
+  "Content-Disposition": `attachment; filename="payout-${payout.reference}.csv"`,
+});
+
 /**
  * The report written as its entries are read, page after page: a payout of a busy day holds many
  * thousands, and its report is never held whole in memory (nor is its first byte late).

@@ -1,5 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { ENTRIES_SHOWN, SHIPMENTS_SHOWN } from "../../src/console/application-settlement";
 import { MAX_ANSWER_BYTES } from "../../src/domain/application-size";
 import { newId } from "../../src/ids";
 import { signIn } from "../support/api";
@@ -144,7 +145,7 @@ describe("GET /console/applications/:applicationId", () => {
     expect((await browser.get(page(sent))).html).toContain(`action="/console/applications/${sent}/refund"`);
   });
 
-  it("stays within the ceiling of an answer whatever the texts: 500 lines, 100 refunds, 50 events of escaped text", async () => {
+  it(`stays within the ceiling of an answer whatever the texts: 500 lines, 100 refunds, ${SHIPMENTS_SHOWN} shipments of 10 tracking entries, ${ENTRIES_SHOWN} settlement entries, 50 events of escaped text`, async () => {
     const { partner, token } = await signIn();
     const id = await approvedWithTotal(token, 100000);
     // Every text at its longest, of the character that escapes longest in HTML ("&" → "&amp;"),
@@ -166,6 +167,38 @@ describe("GET /console/applications/:applicationId", () => {
         ).bind(newId(at + n), id, amp(500), at + n),
       ),
     );
+    const tracking = Array.from({ length: 10 }, () => ({
+      number: amp(100),
+      carrier: amp(100),
+      url: `https://example.com/?${amp(2048 - 21)}`,
+      addedAt: at,
+    }));
+    const items = Array.from({ length: 4 }, () => ({
+      code: amp(100),
+      ean: null,
+      name: amp(255),
+      type: "PHYSICAL",
+      quantity: 1,
+      totalPrice: { amount: 1, currency: "CZK" },
+    }));
+    await env.DB.batch([
+      ...Array.from({ length: SHIPMENTS_SHOWN + 1 }, (_, n) =>
+        env.DB.prepare(
+          `INSERT INTO shipments (id, application_id, partner_id, reference, items, total_amount, currency, sent_date, delivery_carrier, tracking, line_ids, created_at)
+           VALUES (?, ?, ?, ?, ?, 4, 'CZK', '2026-11-23', 'ZASILKOVNA', ?, '[]', ?)`,
+        ).bind(newId(at + n), id, partner.id, amp(255), JSON.stringify(items), JSON.stringify(tracking), at + n),
+      ),
+      env.DB.prepare(
+        `INSERT INTO payouts (id, partner_id, reference, currency, period_end, status, sales, refunds, fees, fee_vat, net, entries, created_at, paid_at)
+         VALUES (?, ?, '1234567890', 'CZK', ?, 'PAID', 1, 0, 0, 0, 1, 1, ?, ?)`,
+      ).bind(`PAYOUT${id}`, partner.id, at, at, at),
+      ...Array.from({ length: ENTRIES_SHOWN + 1 }, (_, n) =>
+        env.DB.prepare(
+          `INSERT INTO settlement_entries (id, partner_id, type, amount, currency, application_id, order_number, variable_symbols, created_at, payout_id)
+           VALUES (?, ?, 'FEE_VAT', -123456789, 'CZK', ?, 'x', '[]', ?, ?)`,
+        ).bind(newId(at + n), partner.id, id, at + n, `PAYOUT${id}`),
+      ),
+    ]);
     const events = await addEvents(id, 59);
     for (const eventId of events.slice(-50)) {
       await env.DB.batch(
@@ -179,6 +212,8 @@ describe("GET /console/applications/:applicationId", () => {
     const res = await (await signedInBrowser(partner)).get(page(id));
     expect(res.status).toBe(200);
     expect(new TextEncoder().encode(res.html).length).toBeLessThanOrEqual(MAX_ANSWER_BYTES);
+    expect(res.text).toContain(`The latest ${SHIPMENTS_SHOWN} shipments are shown`);
+    expect(res.text).toContain(`The latest ${ENTRIES_SHOWN} entries are shown`);
     expect(res.text).toContain(
       `The first 100 of 500 lines are shown; the API answers every one (GET /financing/v1/applications/${id}).`,
     );

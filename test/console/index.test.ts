@@ -17,6 +17,8 @@ describe("the console", () => {
         "/console/sign-in",
         "/console/applications",
         "/console/notifications",
+        "/console/payouts",
+        "/console/payouts/nowhere/report.csv",
         "/console/nowhere",
         "/console/applications/x/y/z",
       ].map(async (path) => ({ path, res: await browser.get(path) })),
@@ -50,8 +52,8 @@ describe("the console", () => {
     const pages = [
       await new ConsoleBrowser().get("/console/sign-in"),
       ...(await Promise.all(
-        ["/console/applications", `/console/applications/${id}`, "/console/notifications"].map((path) =>
-          browser.get(path),
+        ["/console/applications", `/console/applications/${id}`, "/console/notifications", "/console/payouts"].map(
+          (path) => browser.get(path),
         ),
       )),
     ];

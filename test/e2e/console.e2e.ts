@@ -7,7 +7,8 @@
  * notification delivered, refund part of it (with a double-click), resend an event, rotate the signing
  * secret and copy it, sign out, and go back: nothing private shows. Another does the first steps with
  * the keyboard alone. One reaches the pages the case does not: the list filtered, a refusal in words,
- * extend and cancel confirmed, the delivery log filtered, a replay. The others are refused: a form without its CSRF token, another partner's
+ * extend and cancel confirmed, the delivery log filtered, a replay. One follows the money: the payouts page,
+ * a payout and its report, and tracking added to a shipment (refused first, in words). The others are refused: a form without its CSRF token, another partner's
  * application, a customer's name that is markup, the sixth wrong password, a session ended on the server.
  *
  * Every page visited is checked as it is shown: axe-core finds no serious or critical violation, it
@@ -17,7 +18,7 @@
  * shows), else to a temporary folder.
  */
 import assert from "node:assert/strict";
-import { statSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import type { Page } from "playwright-core";
 import { Webhook } from "standardwebhooks";
@@ -81,11 +82,12 @@ async function supportCase(world: World): Promise<void> {
           ["approved", "financed", "refunded", "refundable"].map(async (m) => [m, await text(page, `#money-${m}`)]),
         ),
       );
+    // Nothing went out yet, so nothing is refundable (CONTRACT 5: refunds follow what was sent).
     assert.deepEqual(await money(), {
       approved: "CZK 1,001.00",
       financed: "CZK 1,001.00",
       refunded: "CZK 0.00",
-      refundable: "CZK 1,001.00",
+      refundable: "CZK 0.00",
     });
     await inspect(page, "application", "application");
 
@@ -215,11 +217,13 @@ async function otherActions(world: World): Promise<void> {
     assert.match(await text(page, "tbody"), new RegExp(orderNumber), "the READY application is listed");
     await inspect(page, "applications filtered");
 
-    // A refund above what is refundable: refused in words, nothing refunded.
-    await page.goto(`${origin}${path}`);
+    // A refund above what is refundable (what went out: another order, sent): refused in words.
+    const sent = await approvedApplication(world, world.token, `${orderNumber}-SENT`);
+    await world.service.call("PUT", `/financing/v1/applications/${sent}/order/send`, {}, world.token);
+    await page.goto(`${origin}/console/applications/${sent}`);
     await page.getByLabel(/^Amount/).fill("99999");
     await page.getByRole("button", { name: "Refund…" }).click();
-    await page.waitForURL((url) => url.pathname === `${path}/refund`);
+    await page.waitForURL((url) => url.pathname === `/console/applications/${sent}/refund`);
     assert.match(await text(page), /The amount is more than can still be refunded: at most CZK 1,001\.00\./);
     await inspect(page, "refused in words (422)");
 
@@ -253,6 +257,107 @@ async function otherActions(world: World): Promise<void> {
       /failed notifications? (was|were) put back in delivery|No failed notification occurred/,
     );
     await inspect(page, "replayed");
+    assertQuiet(watch);
+  } finally {
+    await context.close();
+  }
+}
+
+/** "CZK 1,234.56" or "-CZK 0.53" as minor units. */
+const minorUnits = (shown: string) => {
+  const match = /^(-?)[A-Z]{3} ([\d,]+)\.(\d\d)$/.exec(shown);
+  assert.ok(match, `${shown} is an amount`);
+  return (match[1] ? -1 : 1) * Number(`${match[2]!.replaceAll(",", "")}${match[3]}`);
+};
+
+/**
+ * The money side: an order sent in two parcels, the first paid out at once by the sandbox's close, the
+ * second still open. The payouts page (the open balance, the list filtered), the payout (its totals and
+ * its report downloaded), then tracking added to the first parcel from the application page: refused
+ * in words for an http address, then saved, its link leading to the carrier's page.
+ */
+async function payoutsAndTracking(world: World): Promise<void> {
+  const { service, token } = world;
+  const origin = service.origin;
+  const orderNumber = `PAY-${Date.now()}`;
+  const id = await approvedApplication(world, token, orderNumber);
+  const api = `/financing/v1/applications/${id}`;
+  await service.call("PUT", `${api}/order/send`, { items: [{ code: "KB-01" }], reference: "FV-E2E-1" }, token);
+  const closed = await service.call("POST", "/financing/v1/sandbox/payouts/close", undefined, token);
+  const [payout] = closed.data as { id: string; reference: string; entries: number; totals: { net: number } }[];
+  assert.ok(payout, "the sandbox closed a payout");
+  await service.call("PUT", `${api}/order/send`, {}, token);
+  const { context, page, watch } = await openContext(world);
+  try {
+    await signIn(page, origin, main);
+    await page.getByRole("link", { name: "Payouts" }).click();
+    await page.waitForURL((url) => url.pathname === "/console/payouts");
+    // The delivery line sent after the close: CZK 100.00, its fee (2.5 %) and the fee's VAT (21 %).
+    assert.match(
+      await text(page, "section:has(#balance) tbody"),
+      /^CZK CZK 100\.00 CZK 0\.00 -CZK 2\.50 -CZK 0\.53 CZK 96\.97$/,
+    );
+    assert.match(await text(page, "section:has(#payouts) tbody"), new RegExp(`${payout.reference} PAID`));
+    await inspect(page, "payouts", "payouts");
+    await page.getByLabel("Status").selectOption("PENDING");
+    await page.getByRole("button", { name: "Filter" }).click();
+    await page.waitForURL((url) => url.searchParams.get("status") === "PENDING");
+    assert.match(await text(page, "section:has(#payouts)"), /No payout matches\./);
+    await inspect(page, "payouts filtered");
+
+    await page.getByRole("link", { name: "Clear" }).click();
+    await page.getByRole("link", { name: payout.reference }).click();
+    await page.waitForURL((url) => url.pathname === `/console/payouts/${payout.id}`);
+    assert.equal(minorUnits(await text(page, "#total-net")), payout.totals.net);
+    assert.equal(await page.locator("section:has(#entries) tbody tr").count(), payout.entries);
+    await inspect(page, "payout", "payout");
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      page.getByRole("link", { name: "Download the report (CSV)" }).click(),
+    ]);
+    assert.equal(download.suggestedFilename(), `payout-${payout.reference}.csv`);
+    const rows = readFileSync((await download.path())!, "utf8").split("\r\n");
+    assert.equal(rows.length, 1 + payout.entries, "a header and a row per entry");
+    const amounts = rows.slice(1).map((row) => Number(row.split(",")[4]));
+    assert.equal(
+      amounts.reduce((sum, amount) => sum + amount, 0),
+      payout.totals.net,
+      "the rows add up to the payout",
+    );
+
+    // From the payout to the order, and its first parcel's tracking.
+    await page.getByRole("link", { name: orderNumber }).first().click();
+    await page.waitForURL((url) => url.pathname === `/console/applications/${id}`);
+    const parcel = () => page.locator("li", { hasText: "FV-E2E-1" });
+    const track = async (url: string) => {
+      await parcel().getByLabel("Tracking number").fill("PPL-E2E-2");
+      await parcel().getByLabel("Carrier (optional)").fill("PPL");
+      await parcel()
+        .getByLabel(/^Tracking page/)
+        .fill(url);
+      await parcel().getByRole("button", { name: "Add tracking" }).click();
+    };
+    await track("http://www.ppl.cz/track?id=PPL-E2E-2");
+    await page.waitForURL((url) => url.pathname.endsWith("/tracking"));
+    assert.match(await text(page, "#notice"), /Tracking page: must be an https URL \(INVALID_VALUE\)/);
+    assert.match(await text(page, "section:has(#shipments)"), /No tracking yet\./, "nothing was added");
+    await inspect(page, "tracking refused (400)");
+    await track("https://www.ppl.cz/track?id=PPL-E2E-2");
+    await page.waitForURL((url) => url.searchParams.get("done") === "tracking");
+    assert.match(await text(page, "#notice"), /The tracking was saved/);
+    const link = await parcel().getByRole("link", { name: "PPL-E2E-2" }).getAttribute("href");
+    // Not followed in the browser (it leaves for the carrier's site): its answer sends the browser there.
+    const led = await context.request.get(`${origin}${link}`, { maxRedirects: 0 });
+    assert.equal(led.status(), 303);
+    assert.equal(led.headers().location, "https://www.ppl.cz/track?id=PPL-E2E-2");
+    await inspect(page, "application with shipments", "application-shipments");
+    const shipments = await service.call("GET", `${api}/shipments`, undefined, token);
+    const [first] = shipments.data as { reference: string; tracking: { number: string; url?: string }[] }[];
+    assert.deepEqual(
+      first?.tracking.map((t) => [t.number, t.url]),
+      [["PPL-E2E-2", "https://www.ppl.cz/track?id=PPL-E2E-2"]],
+      "the API reads the tracking added",
+    );
     assertQuiet(watch);
   } finally {
     await context.close();
@@ -400,7 +505,17 @@ async function refusesEndedSession(world: World): Promise<void> {
 
 async function everyPageChecked(): Promise<void> {
   const names = reports.map((r) => r.name);
-  for (const name of ["sign-in", "applications", "application", "confirmation", "notifications", "new secret"]) {
+  for (const name of [
+    "sign-in",
+    "applications",
+    "application",
+    "confirmation",
+    "notifications",
+    "new secret",
+    "payouts",
+    "payout",
+    "application with shipments",
+  ]) {
     assert.ok(names.includes(name), `${name} was checked`);
   }
   console.log("  page                      bytes  axe violations (impact)  width at 375 px");
@@ -419,6 +534,9 @@ async function everyPageChecked(): Promise<void> {
     "confirmation",
     "notifications",
     "new-secret",
+    "payouts",
+    "payout",
+    "application-shipments",
   ]) {
     assert.ok(statSync(path.join(screenshots, `${file}.png`)).size > 0, `${file}.png was written`);
   }
@@ -439,6 +557,10 @@ const SCENARIOS = [
   [
     "the other pages: the list filtered, a refusal in words, extend and cancel confirmed, the log filtered, a replay",
     otherActions,
+  ],
+  [
+    "the money: the open balance, payouts filtered, a payout's totals and report, tracking added to a shipment (refused in words first)",
+    payoutsAndTracking,
   ],
   ["every page: no serious or critical axe violation, fits 375 px, under 100 KB, nothing elsewhere", everyPageChecked],
 ] as const;

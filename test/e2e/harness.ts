@@ -94,6 +94,8 @@ export class Service {
         ...["--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspectorPort)],
         ...["--persist-to", persistTo],
         ...["--var", "REQUIRE_HTTPS:false", "--var", `AUTH_PEPPER:${pepper}`, ...LOCAL_DEV_VARS],
+        // The sandbox on, as under `npm start`: the console's payouts are closed by its POST …/payouts/close.
+        ...["--var", "SANDBOX:true"],
         "--show-interactive-dev-session=false",
       ],
       {

@@ -3,7 +3,7 @@ import { session } from "../../auth/require-session";
 import { findPayout, payoutEntryPages } from "../../db/settlement";
 import { REPORT_COLUMNS } from "../../domain/payout-report";
 import { ApiError } from "../../http/errors";
-import { payoutReportStream } from "../../settlement/csv";
+import { payoutReportHeaders, payoutReportStream } from "../../settlement/csv";
 import { PayoutIdParam } from "./schema";
 
 const route = {
@@ -35,8 +35,7 @@ export const getPayoutReport = openApiRoute(route, async (c) => {
   const payout = await findPayout(db, session(c).partnerId, c.req.valid("param").payoutId);
   if (!payout) throw ApiError.notFound("payout");
   return c.body(payoutReportStream(payout, payoutEntryPages(db, payout.id), c.var.config.SERVICE_TIMEZONE), 200, {
-    "Content-Type": "text/csv; charset=utf-8",
-    "Content-Disposition": `attachment; filename="payout-${payout.reference}.csv"`,
+    ...payoutReportHeaders(payout),
     "Cache-Control": "private, no-store",
   });
 });
