@@ -6,7 +6,8 @@
  * - forgetting what has expired: Idempotency-Key answers after 24 hours, access-token records after
  *   their two hours;
  * - payouts: closing each partner's payout of the day at the cutoff (src/settlement/payouts.ts), and
- *   telling the applications of paid ones (READY_PAID, src/settlement/paid.ts).
+ *   telling the applications of paid ones (READY_PAID, src/settlement/paid.ts);
+ * - documents: the files of writes that never landed deleted (src/db/document-files.ts).
  * Each run logs one line of what it did ("scheduled run"): what an operator reads in the logs, and what
  * `npm run cron` (scripts/cron.ts) prints locally.
  */
@@ -14,6 +15,7 @@ import { type SweepRun, type SweepServices, sweepDeadlines } from "./application
 import { now } from "./clock";
 import { config, deadlinePolicy, type Env } from "./config";
 import { database } from "./db/client";
+import { collectAbandonedUploads } from "./db/document-files";
 import { forgetExpiredTokens } from "./db/partners";
 import { forgetExpiredKeys } from "./http/idempotency";
 import { errorFields, log } from "./log";
@@ -30,6 +32,7 @@ export function scheduledServices(env: Env, pending: Promise<unknown>[]): SweepS
   return {
     db,
     client: db.$client,
+    files: env.DOCUMENTS,
     storageQuota: cfg.STORAGE_QUOTA_BYTES,
     deadlines: deadlinePolicy(cfg),
     timeZone: cfg.SERVICE_TIMEZONE,
@@ -50,6 +53,8 @@ export interface ScheduledRun {
   payouts: ClosingRun;
   /** Applications told that a payout paid them (READY_PAID); `more` when some are left. */
   paid: TellingRun;
+  /** Files of documents whose write never landed, deleted. */
+  filesCollected: number;
   /** The tasks that failed this run (each logged with its cause); the next run tries them again. */
   failed: string[];
 }
@@ -73,7 +78,7 @@ export async function runScheduled(env: Env): Promise<ScheduledRun> {
   const at = now();
   const cfg = config(env);
   const db = database(env);
-  const [deadlines, notificationsWoken, , tokensForgotten, payouts, paid] = await Promise.all([
+  const [deadlines, notificationsWoken, , tokensForgotten, payouts, paid, filesCollected] = await Promise.all([
     task("deadlines", () => sweepDeadlines(scheduledServices(env, published)), { applied: 0, more: true }),
     task("notifications", () => sweep(env), 0),
     task("idempotency keys", () => forgetExpiredKeys(env), undefined),
@@ -87,9 +92,10 @@ export async function runScheduled(env: Env): Promise<ScheduledRun> {
       told: 0,
       more: true,
     }),
+    task("abandoned document files", () => collectAbandonedUploads(db.$client, env.DOCUMENTS, at), 0),
   ]);
   await Promise.all(published);
-  const run = { deadlines, notificationsWoken, tokensForgotten, payouts, paid, failed };
+  const run = { deadlines, notificationsWoken, tokensForgotten, payouts, paid, filesCollected, failed };
   log(failed.length > 0 ? "error" : "info", "scheduled run", run);
   return run;
 }

@@ -68,6 +68,7 @@ describe("a run of the scheduled work", () => {
       tokensForgotten: expired,
       payouts: { closed: 0, more: false },
       paid: { told: 0, more: false },
+      filesCollected: 0,
       failed: [],
     });
     expect((await events(created.id)).at(-1)).toMatchObject({ stateReason: "CANCELLED_EXPIRED" });
@@ -80,6 +81,7 @@ describe("a run of the scheduled work", () => {
       tokensForgotten: 0,
       payouts: { closed: 0, more: false },
       paid: { told: 0, more: false },
+      filesCollected: 0,
       failed: [],
     });
   });
