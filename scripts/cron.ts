@@ -35,6 +35,7 @@ interface ScheduledRun {
   deadlines: { applied: number; more: boolean };
   notificationsWoken: number;
   tokensForgotten: number;
+  documentsMoved: { moved: number; more: boolean };
   filesCollected: number;
 }
 
@@ -134,12 +135,13 @@ try {
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
 
-  const { deadlines, notificationsWoken, tokensForgotten, filesCollected } = run;
+  const { deadlines, notificationsWoken, tokensForgotten, documentsMoved, filesCollected } = run;
   summary = [
     `cron: one run of the scheduled handler on the local database in ${persistTo}`,
     `  deadlines applied (lapses, reminders, reviews settled): ${deadlines.applied}${deadlines.more ? "; more are due: run it again" : ""}`,
     `  overdue notifications woken: ${notificationsWoken}`,
     `  expired access-token records forgotten: ${tokensForgotten}`,
+    `  documents whose file moved from D1 to R2: ${documentsMoved.moved}${documentsMoved.more ? "; more are left: run it again" : ""}`,
     `  files of writes that never landed, deleted: ${filesCollected}`,
     left === 0
       ? "  notifications: every one handed to the queue was delivered, or failed and waits for a later run"

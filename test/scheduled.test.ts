@@ -68,6 +68,7 @@ describe("a run of the scheduled work", () => {
       tokensForgotten: expired,
       payouts: { closed: 0, more: false },
       paid: { told: 0, more: false },
+      documentsMoved: { moved: 0, more: false },
       filesCollected: 0,
       failed: [],
     });
@@ -81,6 +82,7 @@ describe("a run of the scheduled work", () => {
       tokensForgotten: 0,
       payouts: { closed: 0, more: false },
       paid: { told: 0, more: false },
+      documentsMoved: { moved: 0, more: false },
       filesCollected: 0,
       failed: [],
     });
