@@ -8,8 +8,8 @@
  * So the Worker runs here, in a runtime of its own (Miniflare, which wrangler dev runs too): this
  * checkout's build (into dist/cron), the bindings and variables of wrangler.toml and .dev.vars as
  * wrangler dev reads them (wrangler's unstable_getMiniflareWorkerOptions), no assets router in front,
- * and the D1 database of `.wrangler/state`, or of `--persist-to DIR`: the SQLite file of the server
- * beside it. Its statements are run again when they found that file locked by the server
+ * and the D1 database and R2 bucket of `.wrangler/state`, or of `--persist-to DIR`: those of the server
+ * beside it. Its statements are run again when they found the database locked by the server
  * (scripts/cron-database.mjs), as the local D1 commands are (scripts/lib.ts). The scheduled handler
  * runs once; this runtime's own queue consumer, the deployed one, delivers the notifications the run
  * hands to the queue, and it waits for them (at most WAIT_MS) before it stops. A delivery that failed
@@ -35,6 +35,8 @@ interface ScheduledRun {
   deadlines: { applied: number; more: boolean };
   notificationsWoken: number;
   tokensForgotten: number;
+  documentsMoved: { moved: number; more: boolean };
+  filesCollected: number;
 }
 
 const root = path.join(import.meta.dirname, "..");
@@ -75,6 +77,7 @@ const mf = new Miniflare({
   host: "127.0.0.1",
   port: 0,
   d1Persist: path.resolve(root, persistTo, "v3/d1"),
+  r2Persist: path.resolve(root, persistTo, "v3/r2"),
   structuredWorkerdLogs: true,
   handleStructuredLogs: ({ message, level }: { message: string; level: string }) => {
     const line = message.trimEnd();
@@ -132,12 +135,14 @@ try {
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
 
-  const { deadlines, notificationsWoken, tokensForgotten } = run;
+  const { deadlines, notificationsWoken, tokensForgotten, documentsMoved, filesCollected } = run;
   summary = [
     `cron: one run of the scheduled handler on the local database in ${persistTo}`,
     `  deadlines applied (lapses, reminders, reviews settled): ${deadlines.applied}${deadlines.more ? "; more are due: run it again" : ""}`,
     `  overdue notifications woken: ${notificationsWoken}`,
     `  expired access-token records forgotten: ${tokensForgotten}`,
+    `  documents whose file moved from D1 to R2: ${documentsMoved.moved}${documentsMoved.more ? "; more are left: run it again" : ""}`,
+    `  files of writes that never landed, deleted: ${filesCollected}`,
     left === 0
       ? "  notifications: every one handed to the queue was delivered, or failed and waits for a later run"
       : `  notifications: some not yet delivered after ${WAIT_MS / 1000} s; a later run sends them`,

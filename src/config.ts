@@ -158,6 +158,8 @@ export type Env = {
   RATE_LIMITER: DurableObjectNamespace<RateLimiter>;
   ENDPOINT_MAILBOXES: DurableObjectNamespace<EndpointMailbox>;
   NOTIFICATIONS: Queue<NotificationMessage>;
+  /** The files of documents kept with orders; D1 keeps their metadata (src/db/document-files.ts). */
+  DOCUMENTS: R2Bucket;
 } & { [Name in Variable]?: string };
 
 // Bindings are fixed for the life of an isolate: parse once per env object, fail loudly on bad config.

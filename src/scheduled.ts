@@ -6,7 +6,9 @@
  * - forgetting what has expired: Idempotency-Key answers after 24 hours, access-token records after
  *   their two hours;
  * - payouts: closing each partner's payout of the day at the cutoff (src/settlement/payouts.ts), and
- *   telling the applications of paid ones (READY_PAID, src/settlement/paid.ts).
+ *   telling the applications of paid ones (READY_PAID, src/settlement/paid.ts);
+ * - documents: files kept in D1 before files went to R2 moved there (src/db/documents-to-r2.ts), and
+ *   the files of writes that never landed deleted (src/db/document-files.ts).
  * Each run logs one line of what it did ("scheduled run"): what an operator reads in the logs, and what
  * `npm run cron` (scripts/cron.ts) prints locally.
  */
@@ -14,6 +16,8 @@ import { type SweepRun, type SweepServices, sweepDeadlines } from "./application
 import { now } from "./clock";
 import { config, deadlinePolicy, type Env } from "./config";
 import { database } from "./db/client";
+import { collectAbandonedUploads } from "./db/document-files";
+import { type MoveRun, moveDocumentsToR2 } from "./db/documents-to-r2";
 import { forgetExpiredTokens } from "./db/partners";
 import { forgetExpiredKeys } from "./http/idempotency";
 import { errorFields, log } from "./log";
@@ -30,6 +34,7 @@ export function scheduledServices(env: Env, pending: Promise<unknown>[]): SweepS
   return {
     db,
     client: db.$client,
+    files: env.DOCUMENTS,
     storageQuota: cfg.STORAGE_QUOTA_BYTES,
     deadlines: deadlinePolicy(cfg),
     timeZone: cfg.SERVICE_TIMEZONE,
@@ -50,6 +55,10 @@ export interface ScheduledRun {
   payouts: ClosingRun;
   /** Applications told that a payout paid them (READY_PAID); `more` when some are left. */
   paid: TellingRun;
+  /** Documents whose file moved from D1 to R2; `more` when some are left in D1. */
+  documentsMoved: MoveRun;
+  /** Files of documents whose write never landed, deleted. */
+  filesCollected: number;
   /** The tasks that failed this run (each logged with its cause); the next run tries them again. */
   failed: string[];
 }
@@ -73,23 +82,26 @@ export async function runScheduled(env: Env): Promise<ScheduledRun> {
   const at = now();
   const cfg = config(env);
   const db = database(env);
-  const [deadlines, notificationsWoken, , tokensForgotten, payouts, paid] = await Promise.all([
-    task("deadlines", () => sweepDeadlines(scheduledServices(env, published)), { applied: 0, more: true }),
-    task("notifications", () => sweep(env), 0),
-    task("idempotency keys", () => forgetExpiredKeys(env), undefined),
-    task("access tokens", () => forgetExpiredTokens(db, at), 0),
-    task(
-      "payouts",
-      () => closeDuePayouts(db, db.$client, lastCutoff(at, cfg.PAYOUT_CUTOFF_HOUR, cfg.SERVICE_TIMEZONE), at),
-      { closed: 0, more: true },
-    ),
-    task("paid applications", () => tellPaidApplications(scheduledServices(env, published), at), {
-      told: 0,
-      more: true,
-    }),
-  ]);
+  const [deadlines, notificationsWoken, , tokensForgotten, payouts, paid, documentsMoved, filesCollected] =
+    await Promise.all([
+      task("deadlines", () => sweepDeadlines(scheduledServices(env, published)), { applied: 0, more: true }),
+      task("notifications", () => sweep(env), 0),
+      task("idempotency keys", () => forgetExpiredKeys(env), undefined),
+      task("access tokens", () => forgetExpiredTokens(db, at), 0),
+      task(
+        "payouts",
+        () => closeDuePayouts(db, db.$client, lastCutoff(at, cfg.PAYOUT_CUTOFF_HOUR, cfg.SERVICE_TIMEZONE), at),
+        { closed: 0, more: true },
+      ),
+      task("paid applications", () => tellPaidApplications(scheduledServices(env, published), at), {
+        told: 0,
+        more: true,
+      }),
+      task("documents to R2", () => moveDocumentsToR2(db.$client, env.DOCUMENTS), { moved: 0, more: true }),
+      task("abandoned document files", () => collectAbandonedUploads(db.$client, env.DOCUMENTS, at), 0),
+    ]);
   await Promise.all(published);
-  const run = { deadlines, notificationsWoken, tokensForgotten, payouts, paid, failed };
+  const run = { deadlines, notificationsWoken, tokensForgotten, payouts, paid, documentsMoved, filesCollected, failed };
   log(failed.length > 0 ? "error" : "info", "scheduled run", run);
   return run;
 }

@@ -68,6 +68,8 @@ describe("a run of the scheduled work", () => {
       tokensForgotten: expired,
       payouts: { closed: 0, more: false },
       paid: { told: 0, more: false },
+      documentsMoved: { moved: 0, more: false },
+      filesCollected: 0,
       failed: [],
     });
     expect((await events(created.id)).at(-1)).toMatchObject({ stateReason: "CANCELLED_EXPIRED" });
@@ -80,6 +82,8 @@ describe("a run of the scheduled work", () => {
       tokensForgotten: 0,
       payouts: { closed: 0, more: false },
       paid: { told: 0, more: false },
+      documentsMoved: { moved: 0, more: false },
+      filesCollected: 0,
       failed: [],
     });
   });

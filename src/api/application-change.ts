@@ -20,6 +20,7 @@ export function changeServices(c: Context<HonoEnv>, audit?: (plan: Plan) => Audi
   return {
     audit,
     client: c.var.db.client,
+    files: c.env.DOCUMENTS,
     storageQuota: c.var.config.STORAGE_QUOTA_BYTES,
     deadlines: deadlinePolicy(c.var.config),
     timeZone: c.var.config.SERVICE_TIMEZONE,

@@ -25,6 +25,8 @@ export type Planner = (current: Current, ctx: PlanContext) => Result<Plan>;
 export interface ChangeServices {
   /** The database, as the D1 client (src/db/routing.ts): a change needs no Drizzle. */
   client: D1Database;
+  /** Where the files of documents are kept (the DOCUMENTS bucket). */
+  files: R2Bucket;
   /** The storage quota of a partner without one of its own (STORAGE_QUOTA_BYTES). */
   storageQuota: number;
   /** The deadlines every plan judges, and the service's time zone its dates are in (the Worker's variables). */
@@ -78,7 +80,15 @@ export async function changeApplication(
     try {
       const entry = services.audit?.(plan.value);
       const audited = entry ? auditStatements(client, partnerId, entry, at).statements : [];
-      const aggregate = await writePlan(client, current, plan.value, at, services.storageQuota, audited);
+      const aggregate = await writePlan(
+        client,
+        services.files,
+        current,
+        plan.value,
+        at,
+        services.storageQuota,
+        audited,
+      );
       const { event } = plan.value;
       if (event) services.notify([{ eventId: event.id, due: event.occurredAt }]);
       return { outcome: "written", aggregate, plan: plan.value };

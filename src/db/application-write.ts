@@ -4,16 +4,17 @@
  * update of the application (`WHERE version = ?`) and the write_guard statement whose CHECK aborts the
  * whole batch when that update matched nothing: a concurrent write won, and nothing of this one lands.
  * Its statements are Drizzle's SQL bound without Drizzle (./writes.ts), so a change's first request
- * loads no Drizzle.
+ * loads no Drizzle. A plan that keeps a document puts its file to R2 first (./document-files.ts).
  */
 import type { Line } from "../domain/order-lines";
 import { applyPlan, type EventRecord, type Plan } from "../domain/plan";
 import type { SettlementEntry } from "../domain/settlement-entries";
 import type { Shipment } from "../domain/shipments";
 import type { Aggregate } from "./applications";
+import { type DocumentFile, documentFileKey, keepingFile } from "./document-files";
 import type { OrderLineRow, ShipmentRow } from "./schema";
 import type { WriteTableName } from "./statements";
-import { countUsage, rowBytes } from "./storage";
+import { countUsage, documentBytes, rowBytes } from "./storage";
 import { commit, WRITE_GUARD } from "./write-batch";
 import { columnCount, deleteWhere, insertRows, updateWhere, type WriteRows } from "./writes";
 
@@ -21,17 +22,26 @@ import { columnCount, deleteWhere, insertRows, updateWhere, type WriteRows } fro
  * Writes the plan, or throws WriteConflict when another write changed the application first, or
  * StorageQuotaExceeded when what it adds would take the partner past `quota` (their own quota, when
  * they have one, wins). `alongside`: statements that land with the plan or not at all (its audit
- * entry). Answers the aggregate as written.
+ * entry). A document's file goes to `files` before the batch, and is taken back if the batch is
+ * refused. Answers the aggregate as written.
  */
 export async function writePlan(
   client: D1Database,
+  files: R2Bucket,
   current: Aggregate,
   plan: Plan,
   at: number,
   quota: number,
   alongside: readonly D1PreparedStatement[] = [],
 ): Promise<Aggregate> {
-  await commit(client, [...planStatements(client, current, plan, at, quota), ...alongside]);
+  const { application: app } = current;
+  const file: DocumentFile | undefined = plan.document && {
+    key: documentFileKey(app.partnerId, app.id, plan.document.id),
+    base64: plan.document.content,
+  };
+  const statements = [...planStatements(client, current, plan, at, quota, file?.key), ...alongside];
+  if (!file) await commit(client, statements);
+  else await keepingFile(client, files, file, at, (recorded) => commit(client, [...statements, ...recorded]));
   return written(current, plan, at);
 }
 
@@ -63,10 +73,21 @@ function written(current: Aggregate, plan: Plan, at: number): Aggregate {
   };
 }
 
-/** The statements that write the plan, led by the application's guarded update. */
-function planStatements(client: D1Database, current: Aggregate, plan: Plan, at: number, quota: number) {
+/**
+ * The statements that write the plan, led by the application's guarded update. A document's row names
+ * `fileKey`, where writePlan put its file (the sweep's plans keep none).
+ */
+function planStatements(
+  client: D1Database,
+  current: Aggregate,
+  plan: Plan,
+  at: number,
+  quota: number,
+  fileKey?: string,
+) {
   const app = current.application;
-  const added: object[] = [];
+  // What the write adds to the partner's usage (./storage.ts), less what it removes.
+  let grown = 0;
   const statements: D1PreparedStatement[] = [
     updateWhere(
       client,
@@ -77,20 +98,21 @@ function planStatements(client: D1Database, current: Aggregate, plan: Plan, at: 
     client.prepare(WRITE_GUARD),
   ];
   if (plan.event) statements.push(insertRows(client, "events", [eventRow(app, plan.event)]));
-  let removed = 0;
   if (plan.lines?.replace) {
     statements.push(deleteWhere(client, "orderLines", { applicationId: app.id }));
-    for (const line of current.lines) removed += rowBytes(lineRow(app.id, line, at));
+    for (const line of current.lines) grown -= rowBytes(lineRow(app.id, line, at));
   }
   if (plan.refund) {
     const refund = { ...plan.refund, applicationId: app.id };
     statements.push(insertRows(client, "refunds", [refund]));
-    added.push(refund);
+    grown += rowBytes(refund);
   }
   if (plan.document) {
+    if (fileKey === undefined) throw new Error("a plan that keeps a document is written by writePlan");
     const document = { ...plan.document, applicationId: app.id };
-    statements.push(insertRows(client, "documents", [document]));
-    added.push(document);
+    // The file is in R2: the row keeps its metadata, and its content is empty (see the schema).
+    statements.push(insertRows(client, "documents", [{ ...document, content: "", fileKey }]));
+    grown += documentBytes(document);
   }
   if (plan.lines) {
     const byId = new Map(plan.lines.lines.map((l) => [l.id, l]));
@@ -99,14 +121,13 @@ function planStatements(client: D1Database, current: Aggregate, plan: Plan, at: 
       ...plan.lines.updated.map((id) => updateLine(client, byId.get(id)!, at)),
       ...chunks("orderLines", created).map((chunk) => insertRows(client, "orderLines", chunk)),
     );
-    added.push(...created);
+    for (const row of created) grown += rowBytes(row);
   }
   // The money the operation moves is written with it, or not at all (CONTRACT 6b). Not counted against
   // the partner's storage: a full quota must never stop goods going out and being paid for, and what
   // they add is bounded by the application's own content, which is counted.
   if (plan.shipment) statements.push(insertRows(client, "shipments", [shipmentRow(app, plan.shipment)]));
   if (plan.entries?.length) statements.push(insertEntries(client, plan.entries));
-  const grown = added.reduce((sum: number, row) => sum + rowBytes(row), 0) - removed;
   if (grown !== 0) statements.push(countUsage(client, app.partnerId, grown, quota));
   return statements;
 }

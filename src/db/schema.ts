@@ -313,7 +313,13 @@ export const orderLines = sqliteTable(
   (t) => [index("order_lines_application_idx").on(t.applicationId, t.position)],
 );
 
-/** Files attached to returns. D1 rows hold up to 2 MB; a document is at most 500 kB decoded. */
+/**
+ * Documents kept with an order (a return's credit note, a shipment's invoice): their metadata. The file,
+ * at most 500 kB, is an object of the DOCUMENTS bucket (R2) named by `fileKey` (src/db/document-files.ts).
+ * A document kept before files went to R2 holds its file here as base64 in `content` (`fileKey` NULL)
+ * until the cron moves it (src/db/documents-to-r2.ts); once moved, as for every newer one, `content` is
+ * empty. (`content` keeps its NOT NULL so that the migration only adds: no rebuild of a table of files.)
+ */
 export const documents = sqliteTable(
   "documents",
   {
@@ -327,11 +333,31 @@ export const documents = sqliteTable(
     content: text("content").notNull(),
     description: text("description"),
     variableSymbol: text("variable_symbol"),
+    /** The file's bytes (decoded). */
     size: integer("size").notNull(),
     createdAt: createdAt(),
+    /** The file's object in the DOCUMENTS bucket; NULL while the file is still `content` here. */
+    fileKey: text("file_key"),
   },
-  (t) => [index("documents_application_idx").on(t.applicationId, t.id)],
+  (t) => [
+    index("documents_application_idx").on(t.applicationId, t.id),
+    // The files still to move, found without reading a row of the table (whose files fill overflow pages,
+    // before `file_key`): the key is in the index so that it covers the query's condition.
+    index("documents_in_d1_idx").on(t.id, t.fileKey).where(sql`${t.fileKey} IS NULL`),
+  ],
 );
+
+/**
+ * A document's file put to R2 whose row is not written yet: D1 has no transaction with R2, so a file is
+ * put before the batch that writes its row, and that batch deletes this record (guarded: a record the
+ * cron has given up, `abandoned`, fails the batch). A record the batch never deleted names a file no row
+ * will ever name: the cron deletes the file, then the record (src/db/document-files.ts).
+ */
+export const documentUploads = sqliteTable("document_uploads", {
+  fileKey: text("file_key").primaryKey(),
+  startedAt: integer("started_at").notNull(),
+  abandoned: integer("abandoned", { mode: "boolean" }).notNull().default(false),
+});
 
 export const refunds = sqliteTable(
   "refunds",

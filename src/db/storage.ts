@@ -1,6 +1,7 @@
 /**
- * Each partner's share of the database every partner shares. A partner's usage is what the rows it
- * adds hold (`rowBytes`): applications with their lines, refunds and documents, and the stored answers
+ * Each partner's share of the storage every partner shares. A partner's usage is what the rows it
+ * adds hold (`rowBytes`): applications with their lines, refunds and documents (with their files, kept
+ * in R2: `documentBytes`), and the stored answers
  * of Idempotency-Key requests; it falls when rows go (replaced lines, expired answers). Its audit log is
  * counted apart (`audit_bytes`, ./audit-events.ts: it only grows) and against the same quota. Growth past the
  * partner's quota (its own, or STORAGE_QUOTA_BYTES) is refused whole: D1 has no interactive
@@ -13,6 +14,13 @@ import { problem } from "../domain/result";
 
 /** The bytes a row holds as usage counts them: its values as JSON, in UTF-8 (as an application's size). */
 export const rowBytes = (row: object): number => jsonBytes(row);
+
+/**
+ * The bytes a document holds as usage counts them: its metadata with its file as the partner sent it
+ * (base64), as when files were kept in D1. So a partner's quota bounds its files in R2 as it bounds its
+ * rows, and its usage is the same wherever the file is: moving a file to R2 changes none.
+ */
+export const documentBytes = (document: { content: string }): number => rowBytes(document);
 
 /** Raised when a write would take a partner's usage past its quota; nothing of the write landed. */
 export class StorageQuotaExceeded extends Error {}

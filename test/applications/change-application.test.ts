@@ -30,6 +30,7 @@ describe("racing operations", () => {
 describe("changeApplication", () => {
   const services = () => ({
     client: database(env).$client,
+    files: env.DOCUMENTS,
     storageQuota: 1_000_000_000,
     deadlines: DEADLINES,
     notify: () => {},

@@ -1,7 +1,6 @@
 import { bearerSecurity, failures, headers, openApiRoute, type RouteDefinition } from "../../api";
-import { fromBase64 } from "../../auth/crypto";
 import { session } from "../../auth/require-session";
-import { findDocument } from "../../db/documents";
+import { openDocument } from "../../db/documents";
 import { downloadHeaders, SERVED_MEDIA_TYPES } from "../../domain/documents";
 import { ApiError } from "../../http/errors";
 import { z } from "../../lazy-schema";
@@ -37,7 +36,8 @@ const route = {
 
 export const downloadDocument = openApiRoute(route, async (c) => {
   const { applicationId, documentId } = c.req.valid("param");
-  const row = await findDocument(await c.var.db.orm(), session(c).partnerId, applicationId, documentId);
-  if (!row) throw ApiError.notFound("document");
-  return c.body(fromBase64(row.content), 200, downloadHeaders(row));
+  const { partnerId } = session(c);
+  const document = await openDocument(await c.var.db.orm(), c.env.DOCUMENTS, partnerId, applicationId, documentId);
+  if (!document) throw ApiError.notFound("document");
+  return c.body(document.body, 200, downloadHeaders(document));
 });
