@@ -48,7 +48,7 @@ export function createApp() {
     await next();
   });
   app.use("*", drainUnreadBody);
-  // Records each API write once answered (a change of an application carries its entry in its own batch):
+  // Records each API write once answered (a create or a change of an application carries its entry in its own batch):
   // outside the binding counters, which report what the operation itself costs.
   app.use("/financing/*", auditApiWrites);
   app.use("*", countBindings);

@@ -1,8 +1,8 @@
 // Fair floor of POST /financing/v1/applications: the call to the API's own rate-limit object that
 // every authenticated request makes (RateLimiter.hit, as read-object.js), then create's own write: one
 // D1 batch of the application row (every column, so all indexes of `applications` are maintained, the
-// unique duplicate index included), its three order lines in one multi-row insert, its outbox event
-// and the partner's storage counter, on a D1 session at the primary, then the second object call of every write
+// unique duplicate index included), its three order lines in one multi-row insert, its outbox event,
+// the partner's storage counter and the audit log's entry with its byte count, on a D1 session at the primary, then the second object call of every write
 // (RateLimiter.remember, the write's bookmark). The same file is the reference floor "+ queue send" when
 // the Worker has the NOTIFICATIONS queue binding. The values are what the API stores for the benchmark's create body
 // (bench/create-body.ts); ids, order number and duplicate fingerprint are unique per request, ids
@@ -23,8 +23,14 @@ const EVENT_SQL =
   'insert into "events" ("id", "application_id", "partner_id", "type", "sequence", "state", "state_reason", "expires_at", "occurred_at", "status", "next_attempt_at", "failed_attempts", "delivering_until", "delivering_to", "replayed_at", "delivered_at", "failure_reason") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
 // The partner's storage counter: what the new rows hold, within its quota (src/db/storage.ts).
 const QUOTA_SQL = `UPDATE partners SET stored_bytes = stored_bytes + ?1,
-         within_quota = (?1 < 0 OR stored_bytes + ?1 <= COALESCE(storage_quota_bytes, ?2)) WHERE id = ?3`;
-const BATCH = [APPLICATION_SQL, LINES_SQL, EVENT_SQL, QUOTA_SQL];
+         within_quota = (?1 < 0 OR stored_bytes + audit_bytes + ?1 <= COALESCE(storage_quota_bytes, ?2)) WHERE id = ?3`;
+// The audit log's entry of the create and its bytes (src/db/audit-events.ts), in the same batch.
+const AUDIT_SQL =
+  "INSERT INTO audit_events (id, partner_id, occurred_at, source, actor_type, actor_id, actor_name, operation, application_id, amount, currency, reason, subject, address, outcome, code) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+const AUDIT_BYTES_SQL = "UPDATE partners SET audit_bytes = audit_bytes + ?1 WHERE id = ?2";
+const BATCH = [APPLICATION_SQL, LINES_SQL, EVENT_SQL, QUOTA_SQL, AUDIT_SQL, AUDIT_BYTES_SQL];
+/** About what an audit entry of a create holds (its row's JSON). */
+const AUDIT_BYTES = 400;
 /** About what the benchmark's create body stores (its rows' JSON), and the default quota. */
 const STORED_BYTES = 4000;
 const DEFAULT_QUOTA = 1073741824;
@@ -205,6 +211,25 @@ export default {
         null,
       ),
       statements[3].bind(STORED_BYTES, DEFAULT_QUOTA, partnerId),
+      statements[4].bind(
+        `${eventId}A`,
+        partnerId,
+        at,
+        "API",
+        "API",
+        "0123456789abcdef",
+        null,
+        "createApplication",
+        applicationId,
+        200000,
+        "CZK",
+        null,
+        null,
+        null,
+        "SUCCEEDED",
+        null,
+      ),
+      statements[5].bind(AUDIT_BYTES, partnerId),
     ]);
     // The object keeps bookmarks for a live session only, as a token's object holds one: open it once.
     opened ??= limiter.openSession({ partnerId, expiresAt: Date.now() + 365 * 86_400_000 });

@@ -1,8 +1,8 @@
 /**
  * What the audit log says of an API write (src/domain/audit.ts): the API as the actor, with the token's
  * id, the operation the request reached, the client's address and the outcome by the answer's status.
- * Built here for the write path, which appends it in the change's own batch (./application-change.ts),
- * and for every other write, recorded once answered (./audit.ts).
+ * Built here for the writes that append it to their own batch (a change: ./application-change.ts; a
+ * create: src/routes/applications/create.ts), and for every other write, recorded once answered (./audit.ts).
  */
 import type { Context } from "hono";
 import { recordAudit } from "../db/audit-events";

@@ -51,18 +51,20 @@ const CREATE_ROUNDS = 3;
  * database instead of racing. On a collision the holder of the fingerprint is looked at: inside the
  * duplicate window it is the answer; older, it leaves the window (releases the fingerprint) and the
  * insert is tried again. So the usual create is one batch, and only the rare collision pays more round
- * trips. StorageQuotaExceeded when the partner's storage is used up.
+ * trips. `audited`: the audit log's statements of the create, which land with it or not at all.
+ * StorageQuotaExceeded when the partner's storage is used up.
  */
 export async function createApplication(
   client: D1Database,
   plan: CreatePlan,
   owner: { partnerId: string; fingerprint: string; quota: number },
+  audited: readonly D1PreparedStatement[] = [],
 ): Promise<
   { outcome: "created"; row: Aggregate["application"] } | { outcome: "duplicate"; id: string } | { outcome: "conflict" }
 > {
   const row = newApplicationRow(plan, owner.partnerId, owner.fingerprint);
   for (let round = 1; round <= CREATE_ROUNDS; round++) {
-    if ((await insertApplication(client, row, plan.lines, plan.event, owner.quota)) === "created") {
+    if ((await insertApplication(client, row, plan.lines, plan.event, owner.quota, audited)) === "created") {
       return { outcome: "created", row };
     }
     const twin = await fingerprintHolder(client, owner.partnerId, owner.fingerprint);
@@ -72,13 +74,14 @@ export async function createApplication(
   return { outcome: "conflict" };
 }
 
-/** A new application with its lines and first event, as one batch (see `createApplication`). */
+/** A new application with its lines, first event and audit entry, as one batch (see `createApplication`). */
 async function insertApplication(
   client: D1Database,
   application: ApplicationRow,
   lines: readonly Line[],
   event: EventRecord,
   quota: number,
+  audited: readonly D1PreparedStatement[],
 ): Promise<"created" | "duplicate"> {
   const rows = lines.map((l) => lineRow(application.id, l, application.createdAt));
   // The lookup rows the database's trigger adds, one per distinct symbol (migrations/0008_variable_symbols_by_partner.sql), count too.
@@ -94,6 +97,7 @@ async function insertApplication(
       ...chunks("orderLines", rows).map((chunk) => insertRows(client, "orderLines", chunk)),
       insertRows(client, "events", [eventRow(application, event)]),
       countUsage(client, application.partnerId, bytes, quota),
+      ...audited,
     ]);
     return "created";
   } catch (error) {

@@ -9,6 +9,7 @@ import {
   withRefusals,
   writeContent,
 } from "../../api";
+import { apiAuditEntry } from "../../api/audit-entry";
 import { CONCURRENT_MODIFICATION, planContext } from "../../applications/change-application";
 import { sha256Hex } from "../../auth/crypto";
 import { session } from "../../auth/require-session";
@@ -16,6 +17,7 @@ import { now } from "../../clock";
 import { deadlinePolicy, urlPolicy } from "../../config";
 import { createApplication as storeApplication } from "../../db/application-create";
 import { loadPresented } from "../../db/application-reads";
+import { auditStatements } from "../../db/audit-events";
 import { STORAGE_QUOTA_PROBLEM, StorageQuotaExceeded } from "../../db/storage";
 import { planCreate } from "../../domain/application-operations";
 import { duplicateKey } from "../../domain/duplicates";
@@ -78,9 +80,13 @@ export const createApplication = openApiRoute(route, async (c) => {
   );
   const client = c.var.db.client;
   const owner = { partnerId, fingerprint: await sha256Hex(duplicateKey(input)), quota: cfg.STORAGE_QUOTA_BYTES };
+  const total = plan.application;
+  const figures = { applicationId: total.id, amount: total.totalAmount, currency: total.currency };
+  // The audit entry rides in the create's batch (no round trip of its own); a duplicate's is written after.
+  const audited = auditStatements(client, partnerId, apiAuditEntry(c, figures, 201), at).statements;
   let stored: Awaited<ReturnType<typeof storeApplication>>;
   try {
-    stored = await storeApplication(client, plan, owner);
+    stored = await storeApplication(client, plan, owner, audited);
   } catch (error) {
     if (error instanceof StorageQuotaExceeded) throw ApiError.of([STORAGE_QUOTA_PROBLEM]);
     throw error;
@@ -94,8 +100,7 @@ export const createApplication = openApiRoute(route, async (c) => {
   }
 
   const { event } = plan;
-  const total = plan.application;
-  c.set("auditFigures", { applicationId: stored.row.id, amount: total.totalAmount, currency: total.currency });
+  c.set("audited", true);
   c.executionCtx.waitUntil(publish(c.env, [{ eventId: event.id, due: event.occurredAt }]));
   const view = await presentApplication(
     { application: stored.row, lines: plan.lines, documents: [] },
