@@ -232,7 +232,7 @@ export default {
       statements[5].bind(AUDIT_BYTES, partnerId),
     ]);
     // The object keeps bookmarks for a live session only, as a token's object holds one: open it once.
-    opened ??= limiter.openSession({ partnerId, expiresAt: Date.now() + 365 * 86_400_000 });
+    opened ??= limiter.openSession({ partnerId, expiresAt: Date.now() + 365 * 86_400_000, wireProfile: "DEFAULT" });
     await opened;
     const bookmark = session.getBookmark();
     if (bookmark) await limiter.remember(bookmark);
