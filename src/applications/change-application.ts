@@ -9,6 +9,7 @@ import { formatDate, now } from "../clock";
 import { loadAggregate } from "../db/application-reads";
 import { writePlan } from "../db/application-write";
 import type { Aggregate } from "../db/applications";
+import { restoreArchived } from "../db/archive";
 import { auditStatements } from "../db/audit-events";
 import { STORAGE_QUOTA_PROBLEM, StorageQuotaExceeded } from "../db/storage";
 import { WriteConflict } from "../db/write-batch";
@@ -27,6 +28,8 @@ export interface ChangeServices {
   client: D1Database;
   /** Where the files of documents are kept (the DOCUMENTS bucket). */
   files: R2Bucket;
+  /** Where finished applications are archived (the ARCHIVE bucket): a change to one brings it back first. */
+  archive: R2Bucket;
   /** The storage quota of a partner without one of its own (STORAGE_QUOTA_BYTES). */
   storageQuota: number;
   /** The deadlines every plan judges, and the service's time zone its dates are in (the Worker's variables). */
@@ -74,6 +77,12 @@ export async function changeApplication(
   for (let round = 1; ; round++) {
     const current = await loadAggregate(client, partnerId, applicationId);
     if (!current) return { outcome: "not_found" };
+    // An archived application is a tombstone in D1: back in D1 as it was, it is planned on as any other.
+    if (current.application.archiveKey !== null) {
+      await restoreArchived(client, services.archive, current.application, now());
+      if (round >= ROUNDS) return { outcome: "refused", problems: [CONCURRENT_MODIFICATION], current };
+      continue;
+    }
     const at = now();
     const plan = planner(current, planContext(at, services.deadlines, services.timeZone));
     if (!plan.ok) return { outcome: "refused", problems: plan.problems, current };

@@ -18,6 +18,7 @@ import {
   uniqueIndex,
 } from "drizzle-orm/sqlite-core";
 import type { MerchantUrls, OrderDetails } from "../domain/application-operations";
+import { FINISHED_READY_REASONS, FINISHED_STATES } from "../domain/archive";
 import type { Offer } from "../domain/offer";
 import type { SettlesOn } from "../domain/partner-terms";
 import type { PayoutStatus } from "../domain/payouts";
@@ -27,6 +28,9 @@ import type { ShipmentItem, Tracking } from "../domain/shipments";
 import type { WireProfile } from "../domain/wire-profile";
 
 const createdAt = () => integer("created_at").notNull();
+
+/** `('A', 'B')`: constant names of the domain, as a partial index's condition must hold them (no parameters). */
+export const sqlList = (values: readonly string[]) => sql.raw(`(${values.map((v) => `'${v}'`).join(", ")})`);
 
 export const partners = sqliteTable(
   "partners",
@@ -236,6 +240,18 @@ export const applications = sqliteTable(
     eventSequence: integer("event_sequence").notNull().default(0),
     /** Optimistic-concurrency version: every write is `UPDATE … WHERE version = ?` (see write_guard). */
     version: integer("version").notNull().default(0),
+    /**
+     * When the application last changed, on its own clock: what the archive's age is counted from
+     * (src/domain/archive.ts). Every write sets it to its instant, as `updatedAt`, except a sandbox's
+     * advance of the clock, which moves it back as it moves the deadlines closer.
+     */
+    idleSince: integer("idle_since").notNull().default(0),
+    /**
+     * The application's object in the ARCHIVE bucket while it is archived (src/db/archive.ts): the row is
+     * then a tombstone (its lines, events and attempts are in the object, its customer and order details
+     * emptied) and reads by id answer from the object. NULL while the application is live.
+     */
+    archiveKey: text("archive_key"),
     createdAt: createdAt(),
     updatedAt: integer("updated_at").notNull(),
   },
@@ -252,6 +268,13 @@ export const applications = sqliteTable(
     index("applications_partner_total_idx").on(t.partnerId, t.totalAmount, t.id),
     index("applications_partner_email_idx").on(t.partnerId, t.customerEmail, t.id),
     index("applications_due_idx").on(t.nextDueAt, t.id).where(sql`${t.nextDueAt} IS NOT NULL`),
+    // The archive's candidates (src/db/archive.ts), oldest idle first: only live, finished applications
+    // with nothing due are in it, so finding a run's work never walks the live ones.
+    index("applications_archivable_idx")
+      .on(t.idleSince, t.id)
+      .where(
+        sql`${t.archiveKey} IS NULL AND ${t.nextDueAt} IS NULL AND (${t.state} IN ${sqlList(FINISHED_STATES)} OR ${t.stateReason} IN ${sqlList(FINISHED_READY_REASONS)})`,
+      ),
   ],
 );
 
