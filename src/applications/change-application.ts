@@ -9,7 +9,7 @@ import { formatDate, now } from "../clock";
 import { loadAggregate } from "../db/application-reads";
 import { writePlan } from "../db/application-write";
 import type { Aggregate } from "../db/applications";
-import { restoreArchived } from "../db/archive";
+import { aggregateOrArchived, restoreArchived } from "../db/archive";
 import { auditStatements } from "../db/audit-events";
 import { STORAGE_QUOTA_PROBLEM, StorageQuotaExceeded } from "../db/storage";
 import { WriteConflict } from "../db/write-batch";
@@ -77,8 +77,13 @@ export async function changeApplication(
   for (let round = 1; ; round++) {
     const current = await loadAggregate(client, partnerId, applicationId);
     if (!current) return { outcome: "not_found" };
-    // An archived application is a tombstone in D1: back in D1 as it was, it is planned on as any other.
+    // An archived application is a tombstone in D1. A change it refuses (as it was archived) is refused
+    // without bringing it back; one it allows brings it back into D1 as it was, then is planned again on
+    // the live application, as any other.
     if (current.application.archiveKey !== null) {
+      const archived = await aggregateOrArchived(services.archive, current);
+      const tried = planner(archived, planContext(now(), services.deadlines, services.timeZone));
+      if (!tried.ok) return { outcome: "refused", problems: tried.problems, current: archived };
       await restoreArchived(client, services.archive, current.application, now());
       if (round >= ROUNDS) return { outcome: "refused", problems: [CONCURRENT_MODIFICATION], current };
       continue;

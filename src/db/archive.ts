@@ -30,8 +30,8 @@ import {
   UNFINISHED_LINE_STATES,
 } from "../domain/archive";
 import { log } from "../log";
-import { loadPresented } from "./application-reads";
-import type { PresentedAggregate } from "./applications";
+import { loadAggregate, loadPresented } from "./application-reads";
+import type { Aggregate, PresentedAggregate } from "./applications";
 import { commit, WRITE_GUARD, WriteConflict } from "./write-batch";
 import { updateWhere } from "./writes";
 
@@ -50,6 +50,8 @@ export interface ArchivedApplication {
   archivedAt: number;
   /** The application as a read by id presents it: what a read of the archived application answers. */
   presented: PresentedAggregate;
+  /** The application as a write reads it: what the console's page and the gateway's show of it. */
+  aggregate: Aggregate;
   /** Its rows as D1 held them (column names, stored values), table by table: what a restore writes back. */
   rows: Record<ArchivedTable, Row[]>;
 }
@@ -175,10 +177,13 @@ async function archiveOne(
   if (!archivable(facts, at, afterMs)) return false;
   const partnerId = String(app.partner_id);
   const version = Number(app.version);
-  const presented = await loadPresented(client, partnerId, applicationId);
-  if (!presented) return false;
+  const [presented, aggregate] = await Promise.all([
+    loadPresented(client, partnerId, applicationId),
+    loadAggregate(client, partnerId, applicationId),
+  ]);
+  if (!presented || !aggregate) return false;
   const key = archiveKey(partnerId, applicationId, version + 1);
-  const object: ArchivedApplication = { format: 1, archivedAt: at, presented, rows };
+  const object: ArchivedApplication = { format: 1, archivedAt: at, presented, aggregate, rows };
   await archive.put(key, JSON.stringify(object), { httpMetadata: { contentType: "application/json" } });
   try {
     await commit(client, [
@@ -227,6 +232,15 @@ export async function presentedOrArchived(
 ): Promise<PresentedAggregate> {
   const key = aggregate.application.archiveKey;
   return key === null ? aggregate : (await archived(archive, key)).presented;
+}
+
+/**
+ * The application as a write reads it, for pages that only show it (the console's, the gateway's): as
+ * D1 holds it, or, once archived, as it was then. A write goes through restoreArchived instead.
+ */
+export async function aggregateOrArchived(archive: R2Bucket, aggregate: Aggregate): Promise<Aggregate> {
+  const key = aggregate.application.archiveKey;
+  return key === null ? aggregate : (await archived(archive, key)).aggregate;
 }
 
 /** A column name of our own rows, checked before it is written into SQL. */

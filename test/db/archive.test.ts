@@ -4,6 +4,7 @@ import { ARCHIVED_PER_RUN, type ArchivedApplication, archiveFinished, CANDIDATES
 import { runScheduled } from "../../src/scheduled";
 import { call, json, signIn } from "../support/api";
 import { countRows, createApplication } from "../support/factories";
+import { openGateway } from "../support/gateway";
 import { app, put } from "../support/orders";
 import { closeNow } from "../support/settlement-api";
 import { confirmed, DAY, T0, useClock } from "../support/time";
@@ -188,6 +189,33 @@ describe("the archive of finished applications", () => {
     expect(await countRows("settlement_entries", "application_id = ? AND payout_id IS NULL", id)).toBe(0);
     expect((await runScheduled(env)).archived.archived).toBe(1);
     expect(JSON.parse(await read(token, id)).order.refundedPrice.amount).toBe(5000);
+  });
+
+  it("its other reads answer as before (the order look-up, the gateway's page); a change it refuses leaves it archived", async () => {
+    const { token } = await signIn();
+    const created = await confirmed(token);
+    const { id } = created;
+    await put(token, `${app(id)}/order/deliver`, {});
+    await closeNow(token);
+    await delivered(id);
+    await advance(token, id, AGE / 1000);
+    const lookup = `/financing/v1/orders?applicationId=${id}`;
+    const [order, page] = [
+      await (await call("GET", lookup, { token })).text(),
+      await openGateway(created.gatewayRedirectUrl),
+    ];
+    expect((await runScheduled(env)).archived.archived).toBe(1);
+    const stone = await tombstone(id);
+
+    expect(await (await call("GET", lookup, { token })).text()).toBe(order);
+    expect((await openGateway(created.gatewayRedirectUrl)).text).toBe(page.text);
+    const tooMuch = await call("POST", `${app(id)}/refunds`, {
+      token,
+      body: { totalPrice: { amount: 99_999_999, currency: "CZK" } },
+    });
+    expect(tooMuch.status).toBe(422);
+    expect(await tombstone(id)).toEqual(stone);
+    expect(await rowsOf(id)).toMatchObject({ orderLines: 0, events: 0, refunds: 0 });
   });
 
   it("leaves what still waits on something: a notification being delivered, money not paid out, goods in transit", async () => {
