@@ -85,7 +85,8 @@ export const CANDIDATES = `SELECT a.id FROM applications a
   WHERE a.archive_key IS NULL AND a.next_due_at IS NULL
     AND (a.state IN (${list(FINISHED_STATES)}) OR a.state_reason IN (${list(FINISHED_READY_REASONS)}))
     AND a.idle_since <= ?1
-    AND NOT EXISTS (SELECT 1 FROM order_lines l WHERE l.application_id = a.id AND l.state IN (${list(UNFINISHED_LINE_STATES)}))
+    AND (a.state IN (${list(FINISHED_STATES)})
+      OR NOT EXISTS (SELECT 1 FROM order_lines l WHERE l.application_id = a.id AND l.state IN (${list(UNFINISHED_LINE_STATES)})))
     AND NOT EXISTS (SELECT 1 FROM events e WHERE e.application_id = a.id AND e.status = 'PENDING')
     AND NOT EXISTS (${unpaid("a.id")})
   ORDER BY a.idle_since, a.id LIMIT ?2`;

@@ -3,42 +3,14 @@ import { describe, expect, it } from "vitest";
 import { ARCHIVED_PER_RUN, type ArchivedApplication, archiveFinished, CANDIDATES } from "../../src/db/archive";
 import { runScheduled } from "../../src/scheduled";
 import { call, json, signIn } from "../support/api";
+import { AGE, advance, delivered, finished } from "../support/archive";
 import { countRows, createApplication } from "../support/factories";
 import { openGateway } from "../support/gateway";
 import { app, put } from "../support/orders";
 import { closeNow } from "../support/settlement-api";
-import { confirmed, DAY, T0, useClock } from "../support/time";
+import { confirmed, T0, useClock } from "../support/time";
 
 useClock();
-
-const AGE = 90 * DAY;
-
-const advance = async (token: string, id: string, seconds: number) => {
-  const res = await call("POST", `/financing/v1/sandbox/applications/${id}/advance-time`, { token, body: { seconds } });
-  if (res.status !== 200) throw new Error(`advance answered ${res.status}: ${await res.text()}`);
-};
-
-/** The application's events delivered, one attempt each, as the partner's endpoint would have answered. */
-async function delivered(applicationId: string) {
-  await env.DB.batch([
-    env.DB.prepare(
-      `INSERT INTO notification_attempts (id, event_id, attempted_at, http_status, error, duration_ms)
-       SELECT id || '-1', id, occurred_at, 200, NULL, 12 FROM events WHERE application_id = ?1 AND status = 'PENDING'`,
-    ).bind(applicationId),
-    env.DB.prepare(
-      "UPDATE events SET status = 'DELIVERED', delivered_at = occurred_at, next_attempt_at = NULL WHERE application_id = ?1",
-    ).bind(applicationId),
-  ]);
-}
-
-/** A whole reference life: approved at the gateway, delivered, paid out (READY_PAID), every event delivered. */
-async function finished(token: string) {
-  const { id } = await confirmed(token);
-  expect((await put(token, `${app(id)}/order/deliver`, {})).status).toBe(200);
-  await closeNow(token);
-  await delivered(id);
-  return id;
-}
 
 /** The ARCHIVE bucket, its puts through `put`. */
 const bucketWith = (put: (key: string, value: string) => Promise<void>) =>
@@ -95,7 +67,7 @@ async function money(id: string) {
 describe("the archive of finished applications", () => {
   it("archives one past its age on the sandbox's clock: read back byte-identical, a tombstone in D1, out of lists", async () => {
     const { partner, token } = await signIn();
-    const id = await finished(token);
+    const { id } = await finished(token);
     const live = await createApplication(token);
     const before = await rowsOf(id);
     expect(before).toMatchObject({ orderLines: 3, events: 4, attempts: 4, shipments: 1, settlementEntries: 9 });
@@ -146,7 +118,7 @@ describe("the archive of finished applications", () => {
 
   it("a late refund brings it back and proceeds through the one write path; the money still adds up", async () => {
     const { token } = await signIn();
-    const id = await finished(token);
+    const { id } = await finished(token);
     await advance(token, id, AGE / 1000);
     const archivedBody = JSON.parse(await read(token, id));
     expect((await runScheduled(env)).archived.archived).toBe(1);
@@ -193,11 +165,8 @@ describe("the archive of finished applications", () => {
 
   it("its other reads answer as before (the order look-up, the gateway's page); a change it refuses leaves it archived", async () => {
     const { token } = await signIn();
-    const created = await confirmed(token);
+    const created = await finished(token);
     const { id } = created;
-    await put(token, `${app(id)}/order/deliver`, {});
-    await closeNow(token);
-    await delivered(id);
     await advance(token, id, AGE / 1000);
     const lookup = `/financing/v1/orders?applicationId=${id}`;
     const [order, page] = [
@@ -216,6 +185,22 @@ describe("the archive of finished applications", () => {
     expect(tooMuch.status).toBe(422);
     expect(await tombstone(id)).toEqual(stone);
     expect(await rowsOf(id)).toMatchObject({ orderLines: 0, events: 0, refunds: 0 });
+  });
+
+  it("archives a rejected or cancelled application whatever its lines: nothing will ever send them", async () => {
+    const { token } = await signIn();
+    const rejected = await confirmed(token, "jana+reject@example.com");
+    const cancelled = await createApplication(token);
+    expect((await call("PUT", `${app(cancelled.id)}/cancel`, { token, body: {} })).status).toBe(200);
+    for (const { id } of [rejected, cancelled]) {
+      await delivered(id);
+      await advance(token, id, AGE / 1000);
+    }
+    const bodies = [await read(token, rejected.id), await read(token, cancelled.id)];
+
+    expect((await runScheduled(env)).archived).toEqual({ archived: 2, more: false });
+    expect([await read(token, rejected.id), await read(token, cancelled.id)]).toEqual(bodies);
+    expect(await countRows("order_lines", "application_id IN (?, ?)", rejected.id, cancelled.id)).toBe(0);
   });
 
   it("leaves what still waits on something: a notification being delivered, money not paid out, goods in transit", async () => {
@@ -240,7 +225,7 @@ describe("the archive of finished applications", () => {
 
   it("a write racing the archive wins: the archive's batch is refused whole and its object taken back", async () => {
     const { token } = await signIn();
-    const id = await finished(token);
+    const { id } = await finished(token);
     await advance(token, id, AGE / 1000);
     // The refund lands between the archive's read and its batch (while its object is being put).
     const racing = bucketWith(async (key, value) => {
@@ -262,7 +247,7 @@ describe("the archive of finished applications", () => {
 
   it("a run that stops after the put leaves the application live; the next run archives it", async () => {
     const { token } = await signIn();
-    const id = await finished(token);
+    const { id } = await finished(token);
     await advance(token, id, AGE / 1000);
     const body = await read(token, id);
     const stopping = bucketWith(async (key, value) => {
@@ -279,8 +264,8 @@ describe("the archive of finished applications", () => {
 
   it("archives at most its limit a run, oldest idle first, through the candidates' index", async () => {
     const { token } = await signIn();
-    const older = await finished(token);
-    const newer = await finished(token);
+    const { id: older } = await finished(token);
+    const { id: newer } = await finished(token);
     await advance(token, older, AGE / 1000 + 60);
     await advance(token, newer, AGE / 1000);
 
