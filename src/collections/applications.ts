@@ -125,8 +125,8 @@ export const applicationsOf = (partnerId: string) =>
 
 /**
  * The partner's live applications: an archived one (src/db/archive.ts) is read by id only, as the
- * partner documentation says (docs/partner/archive.md). Its tombstone stays in the partner's indexes, so a
- * page that walks past archived ones reads their index entries (docs/scaling.md, the archive).
+ * partner documentation says (docs/partner/archive.md). The list indexes hold live ones only (partial
+ * on this very condition, src/db/schema.ts), so a page never reads past archived ones.
  */
 const live = sql`${applications.archiveKey} IS NULL`;
 

@@ -12,6 +12,7 @@ import {
   integer,
   primaryKey,
   real,
+  type SQLiteColumn,
   sqliteTable,
   sqliteView,
   text,
@@ -28,6 +29,9 @@ import type { ShipmentItem, Tracking } from "../domain/shipments";
 import type { WireProfile } from "../domain/wire-profile";
 
 const createdAt = () => integer("created_at").notNull();
+
+/** An application not archived (src/db/archive.ts): the condition of the list indexes. */
+const live = (t: { archiveKey: SQLiteColumn }) => sql`${t.archiveKey} IS NULL`;
 
 /** `('A', 'B')`: constant names of the domain, as a partial index's condition must hold them (no parameters). */
 export const sqlList = (values: readonly string[]) => sql.raw(`(${values.map((v) => `'${v}'`).join(", ")})`);
@@ -257,16 +261,20 @@ export const applications = sqliteTable(
   },
   (t) => [
     uniqueIndex("applications_duplicate_idx").on(t.partnerId, t.duplicateFingerprint),
-    // Keyset paging: every sortable/filterable attribute led by the partner, ending with the id.
-    index("applications_partner_id_idx").on(t.partnerId, t.id),
-    index("applications_partner_created_idx").on(t.partnerId, t.createdAt, t.id),
-    index("applications_partner_updated_idx").on(t.partnerId, t.updatedAt, t.id),
-    index("applications_partner_state_idx").on(t.partnerId, t.state, t.id),
-    index("applications_partner_reason_idx").on(t.partnerId, t.stateReason, t.id),
-    index("applications_partner_type_idx").on(t.partnerId, t.type, t.id),
+    // Keyset paging: every sortable/filterable attribute led by the partner, ending with the id. Of live
+    // applications only (lists cover those: src/collections/applications.ts, whose scope repeats the
+    // condition so that SQLite uses them): a page never reads past archived ones, and an archived
+    // application leaves these indexes. The order number's stays whole: the order look-up finds
+    // archived orders too.
+    index("applications_partner_id_idx").on(t.partnerId, t.id).where(live(t)),
+    index("applications_partner_created_idx").on(t.partnerId, t.createdAt, t.id).where(live(t)),
+    index("applications_partner_updated_idx").on(t.partnerId, t.updatedAt, t.id).where(live(t)),
+    index("applications_partner_state_idx").on(t.partnerId, t.state, t.id).where(live(t)),
+    index("applications_partner_reason_idx").on(t.partnerId, t.stateReason, t.id).where(live(t)),
+    index("applications_partner_type_idx").on(t.partnerId, t.type, t.id).where(live(t)),
     index("applications_partner_order_number_idx").on(t.partnerId, t.orderNumber, t.id),
-    index("applications_partner_total_idx").on(t.partnerId, t.totalAmount, t.id),
-    index("applications_partner_email_idx").on(t.partnerId, t.customerEmail, t.id),
+    index("applications_partner_total_idx").on(t.partnerId, t.totalAmount, t.id).where(live(t)),
+    index("applications_partner_email_idx").on(t.partnerId, t.customerEmail, t.id).where(live(t)),
     index("applications_due_idx").on(t.nextDueAt, t.id).where(sql`${t.nextDueAt} IS NOT NULL`),
     // The archive's candidates (src/db/archive.ts), oldest idle first: only live, finished applications
     // with nothing due are in it, so finding a run's work never walks the live ones.
