@@ -266,8 +266,13 @@ export async function start(
     LOGIN_MAX_FAILURES: "100000000",
     LOGIN_MAX_FAILURES_PER_ADDRESS: "100000000",
     COUNT_BINDINGS: count ? "true" : "false",
+    // The seed's year of finished applications stays live whatever the cron runs (the sweep's, the
+    // payouts'): only those the archived-get scenario picks are archived (bench/scenarios.ts).
+    ARCHIVE_AFTER_DAYS: "36500",
   });
   const common = { modules: true, compatibilityDate, compatibilityFlags, d1Databases: { DB: DB_ID } };
+  // The Worker's buckets (the documents' files, the archive), shared by the API and its counting twin.
+  const buckets = { r2Buckets: { DOCUMENTS: "financing-documents", ARCHIVE: "financing-archive" } };
   // The API's own rate-limit objects, for the floors that make the one object call every request makes.
   const apiObjects = { RATE_LIMITER: { className: "RateLimiter", scriptName: "api", useSQLite: true } };
   // The queue has a producer only: no consumer would deliver notifications to shops during the runs.
@@ -278,6 +283,7 @@ export async function start(
     ...(config.profile ? { inspectorPort: config.inspectorPort } : {}),
     d1Persist: path.join(config.work, "d1"),
     durableObjectsPersist: path.join(config.work, "do"),
+    r2Persist: path.join(config.work, "r2"),
     handleRuntimeStdio(stdout: Readable, stderr: Readable) {
       // Request logs are written (the runtime does that work) but not printed; the tail is kept for errors.
       for (const stream of [stdout, stderr]) {
@@ -297,6 +303,7 @@ export async function start(
         name: "api",
         scriptPath: path.join(buildDir, "index.mjs"),
         bindings: bindings(false),
+        ...buckets,
         durableObjects: { RATE_LIMITER: { className: "RateLimiter", useSQLite: true } },
         queueProducers: queue,
         unsafeDirectSockets: socket,
@@ -310,6 +317,7 @@ export async function start(
         // a rule given replaces its default for the Worker's .mjs modules.
         modulesRules: [{ type: "ESModule" as const, include: ["**/*.js", "**/*.mjs"] }],
         bindings: bindings(true),
+        ...buckets,
         // The same objects as `api`: sessions written at login there are found here.
         durableObjects: apiObjects,
         queueProducers: queue,

@@ -83,7 +83,20 @@ export async function scenarios(mf: Miniflare, meta: SeedMeta, urls: Urls): Prom
 
   const large = await partnerId(PARTNERS.large);
   const writer = await partnerId(PARTNERS.writer);
-  const getIds = await ids("SELECT id FROM applications WHERE partner_id = ? ORDER BY random() LIMIT 20000", large);
+  const archivedIds = await archived(
+    mf,
+    db,
+    await ids(
+      "SELECT id FROM applications WHERE partner_id = ? AND state IN ('REJECTED', 'CANCELLED') ORDER BY random() LIMIT ?",
+      large,
+      ARCHIVED,
+    ),
+  );
+  const archivedSet = new Set(archivedIds);
+  // The get of live applications reads none of the archived ones.
+  const getIds = (
+    await ids("SELECT id FROM applications WHERE partner_id = ? ORDER BY random() LIMIT 20000", large)
+  ).filter((id) => !archivedSet.has(id));
   const ready = (reason: string) =>
     ids(
       "SELECT id FROM applications WHERE partner_id = ? AND state = 'READY' AND state_reason = ? ORDER BY random() LIMIT 20000",
@@ -178,6 +191,16 @@ export async function scenarios(mf: Miniflare, meta: SeedMeta, urls: Urls): Prom
       token: tokens[PARTNERS.large]!,
       fair: "getFair",
     },
+    {
+      name: "get archived application (100k)",
+      kind: "get",
+      base: "api",
+      method: "GET",
+      paths: archivedIds.map((id) => `/financing/v1/applications/${id}`),
+      token: tokens[PARTNERS.large]!,
+      // The floor of a live get: how much more the read from R2 costs, beside the tombstone's read.
+      fair: "getFair",
+    },
     ...lists,
     floor("createFair", [`/${writer}`], "POST"),
     {
@@ -227,6 +250,36 @@ export async function scenarios(mf: Miniflare, meta: SeedMeta, urls: Urls): Prom
       body: JSON.stringify({ username: small.username, password: small.password }),
     },
   ];
+}
+
+/** Applications the archived-get scenario reads (finished ones of the 100k partner). */
+const ARCHIVED = 1000;
+
+/**
+ * The applications archived by the Worker's own cron (src/db/archive.ts), 50 a run: their idle clock set
+ * so far back that even the bench's ARCHIVE_AFTER_DAYS (a century, bench/runtime.ts) has passed for
+ * them and for no other. Answers the ids archived.
+ */
+async function archived(mf: Miniflare, db: Awaited<ReturnType<Miniflare["getD1Database"]>>, picked: string[]) {
+  const list = JSON.stringify(picked);
+  await db
+    .prepare("UPDATE applications SET idle_since = ?1 WHERE id IN (SELECT value FROM json_each(?2))")
+    .bind(-8e12, list)
+    .run();
+  const count = async () =>
+    (await db
+      .prepare(
+        "SELECT COUNT(*) AS n FROM applications WHERE archive_key IS NOT NULL AND id IN (SELECT value FROM json_each(?1))",
+      )
+      .bind(list)
+      .first<{ n: number }>())!.n;
+  const worker = await mf.getWorker("api");
+  for (let run = 0; run < picked.length / 50 + 5 && (await count()) < picked.length; run++) {
+    await worker.scheduled({ cron: "*/5 * * * *", scheduledTime: new Date() });
+  }
+  const done = await count();
+  if (done < picked.length) throw new Error(`archived ${done} of ${picked.length} applications for the bench`);
+  return picked;
 }
 
 /** A few requests to the counting instance: what one request of the scenario costs in bindings, and its SQL. */

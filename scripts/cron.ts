@@ -37,6 +37,7 @@ interface ScheduledRun {
   tokensForgotten: number;
   documentsMoved: { moved: number; more: boolean };
   filesCollected: number;
+  archived: { archived: number; more: boolean };
 }
 
 const root = path.join(import.meta.dirname, "..");
@@ -135,7 +136,7 @@ try {
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
 
-  const { deadlines, notificationsWoken, tokensForgotten, documentsMoved, filesCollected } = run;
+  const { deadlines, notificationsWoken, tokensForgotten, documentsMoved, filesCollected, archived } = run;
   summary = [
     `cron: one run of the scheduled handler on the local database in ${persistTo}`,
     `  deadlines applied (lapses, reminders, reviews settled): ${deadlines.applied}${deadlines.more ? "; more are due: run it again" : ""}`,
@@ -143,6 +144,7 @@ try {
     `  expired access-token records forgotten: ${tokensForgotten}`,
     `  documents whose file moved from D1 to R2: ${documentsMoved.moved}${documentsMoved.more ? "; more are left: run it again" : ""}`,
     `  files of writes that never landed, deleted: ${filesCollected}`,
+    `  finished applications archived: ${archived.archived}${archived.more ? "; more are waiting: run it again" : ""}`,
     left === 0
       ? "  notifications: every one handed to the queue was delivered, or failed and waits for a later run"
       : `  notifications: some not yet delivered after ${WAIT_MS / 1000} s; a later run sends them`,

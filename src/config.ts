@@ -142,6 +142,12 @@ const VARIABLES = {
   },
   /** Secret: peppers password hashes and derives the key that encrypts API keys (at least 16 characters). */
   AUTH_PEPPER: (raw: unknown) => (typeof raw === "string" && raw.length >= 16 ? raw : INVALID),
+  /**
+   * Days a finished application stays in the database with nothing left to happen before the cron moves
+   * it to the archive (src/domain/archive.ts, docs/operations.md): read by id from then on, no longer in
+   * lists. A partner-contract change (docs/partner/archive.md); default 90.
+   */
+  ARCHIVE_AFTER_DAYS: positiveInt(90),
   /** Benchmarks and tests only: responses report the D1 and Durable Object calls they made. */
   COUNT_BINDINGS: flag(false),
   /** Local development only (`npm start` sets it): read a body the answer did not need (src/http/body-limit.ts). */
@@ -160,6 +166,8 @@ export type Env = {
   NOTIFICATIONS: Queue<NotificationMessage>;
   /** The files of documents kept with orders; D1 keeps their metadata (src/db/document-files.ts). */
   DOCUMENTS: R2Bucket;
+  /** Finished applications moved out of the database, one object each (src/db/archive.ts). */
+  ARCHIVE: R2Bucket;
 } & { [Name in Variable]?: string };
 
 // Bindings are fixed for the life of an isolate: parse once per env object, fail loudly on bad config.
@@ -194,6 +202,9 @@ export function deadlinePolicy(cfg: Config): DeadlinePolicy {
     reminderMs: cfg.AUTHORIZATION_REMINDER_DAYS * DAY_MS,
   };
 }
+
+/** The archive's age in milliseconds (src/domain/archive.ts). */
+export const archiveAfterMs = (cfg: Config): number => cfg.ARCHIVE_AFTER_DAYS * DAY_MS;
 
 /** Where partner URLs may lead (src/domain/url-safety.ts). */
 export function urlPolicy(cfg: Config): UrlPolicy {

@@ -8,13 +8,16 @@
  * - payouts: closing each partner's payout of the day at the cutoff (src/settlement/payouts.ts), and
  *   telling the applications of paid ones (READY_PAID, src/settlement/paid.ts);
  * - documents: files kept in D1 before files went to R2 moved there (src/db/documents-to-r2.ts), and
- *   the files of writes that never landed deleted (src/db/document-files.ts).
+ *   the files of writes that never landed deleted (src/db/document-files.ts);
+ * - the archive: finished applications idle for ARCHIVE_AFTER_DAYS moved to R2 (src/db/archive.ts),
+ *   judged at the cron's instant against each application's own clock (a sandbox's advance moves it).
  * Each run logs one line of what it did ("scheduled run"): what an operator reads in the logs, and what
  * `npm run cron` (scripts/cron.ts) prints locally.
  */
 import { type SweepRun, type SweepServices, sweepDeadlines } from "./applications/deadline-sweep";
 import { now } from "./clock";
-import { config, deadlinePolicy, type Env } from "./config";
+import { archiveAfterMs, config, deadlinePolicy, type Env } from "./config";
+import { type ArchiveRun, archiveFinished } from "./db/archive";
 import { database } from "./db/client";
 import { collectAbandonedUploads } from "./db/document-files";
 import { type MoveRun, moveDocumentsToR2 } from "./db/documents-to-r2";
@@ -35,6 +38,7 @@ export function scheduledServices(env: Env, pending: Promise<unknown>[]): SweepS
     db,
     client: db.$client,
     files: env.DOCUMENTS,
+    archive: env.ARCHIVE,
     storageQuota: cfg.STORAGE_QUOTA_BYTES,
     deadlines: deadlinePolicy(cfg),
     timeZone: cfg.SERVICE_TIMEZONE,
@@ -59,6 +63,8 @@ export interface ScheduledRun {
   documentsMoved: MoveRun;
   /** Files of documents whose write never landed, deleted. */
   filesCollected: number;
+  /** Finished applications moved to the archive; `more` when some are left for the next run. */
+  archived: ArchiveRun;
   /** The tasks that failed this run (each logged with its cause); the next run tries them again. */
   failed: string[];
 }
@@ -82,7 +88,7 @@ export async function runScheduled(env: Env): Promise<ScheduledRun> {
   const at = now();
   const cfg = config(env);
   const db = database(env);
-  const [deadlines, notificationsWoken, , tokensForgotten, payouts, paid, documentsMoved, filesCollected] =
+  const [deadlines, notificationsWoken, , tokensForgotten, payouts, paid, documentsMoved, filesCollected, archived] =
     await Promise.all([
       task("deadlines", () => sweepDeadlines(scheduledServices(env, published)), { applied: 0, more: true }),
       task("notifications", () => sweep(env), 0),
@@ -99,9 +105,23 @@ export async function runScheduled(env: Env): Promise<ScheduledRun> {
       }),
       task("documents to R2", () => moveDocumentsToR2(db.$client, env.DOCUMENTS), { moved: 0, more: true }),
       task("abandoned document files", () => collectAbandonedUploads(db.$client, env.DOCUMENTS, at), 0),
+      task("archive", () => archiveFinished(db.$client, env.ARCHIVE, at, archiveAfterMs(cfg)), {
+        archived: 0,
+        more: true,
+      }),
     ]);
   await Promise.all(published);
-  const run = { deadlines, notificationsWoken, tokensForgotten, payouts, paid, documentsMoved, filesCollected, failed };
+  const run = {
+    deadlines,
+    notificationsWoken,
+    tokensForgotten,
+    payouts,
+    paid,
+    documentsMoved,
+    filesCollected,
+    archived,
+    failed,
+  };
   log(failed.length > 0 ? "error" : "info", "scheduled run", run);
   return run;
 }

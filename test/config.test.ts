@@ -31,6 +31,7 @@ describe("config", () => {
       SANDBOX: false,
       SANDBOX_REVIEW_SECONDS: 600,
       PAYOUT_CUTOFF_HOUR: 0,
+      ARCHIVE_AFTER_DAYS: 90,
       AUTH_PEPPER: PEPPER,
       COUNT_BINDINGS: false,
       DRAIN_UNREAD_BODIES: false,

@@ -70,6 +70,7 @@ describe("a run of the scheduled work", () => {
       paid: { told: 0, more: false },
       documentsMoved: { moved: 0, more: false },
       filesCollected: 0,
+      archived: { archived: 0, more: false },
       failed: [],
     });
     expect((await events(created.id)).at(-1)).toMatchObject({ stateReason: "CANCELLED_EXPIRED" });
@@ -84,6 +85,7 @@ describe("a run of the scheduled work", () => {
       paid: { told: 0, more: false },
       documentsMoved: { moved: 0, more: false },
       filesCollected: 0,
+      archived: { archived: 0, more: false },
       failed: [],
     });
   });

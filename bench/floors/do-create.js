@@ -16,7 +16,7 @@
 //
 // Path: /<partnerId> (the writer partner, the same one the create scenario writes for).
 const APPLICATION_SQL =
-  'insert into "applications" ("id", "partner_id", "type", "state", "state_reason", "agreement_terms_and_conditions", "customer", "order_details", "merchant_urls", "order_number", "customer_email", "variable_symbols", "currency", "total_amount", "approved_amount", "refunded_amount", "decision_reasons", "decided_at", "accepted_offer", "expires_at", "reminder_at", "review_at", "review_outcome", "next_due_at", "cancel_reason", "custom_cancel_reason", "duplicate_fingerprint", "content_bytes", "event_sequence", "version", "created_at", "updated_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+  'insert into "applications" ("id", "partner_id", "type", "state", "state_reason", "agreement_terms_and_conditions", "customer", "order_details", "merchant_urls", "order_number", "customer_email", "variable_symbols", "currency", "total_amount", "approved_amount", "refunded_amount", "decision_reasons", "decided_at", "accepted_offer", "expires_at", "reminder_at", "review_at", "review_outcome", "next_due_at", "cancel_reason", "custom_cancel_reason", "duplicate_fingerprint", "content_bytes", "event_sequence", "version", "idle_since", "archive_key", "created_at", "updated_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
 const LINE_VALUES = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 const LINES_SQL = `insert into "order_lines" ("id", "application_id", "position", "code", "ean", "name", "type", "variant", "producer", "categories", "product_url", "quantity", "unit_price_amount", "total_price_amount", "unit_vat_rate", "unit_vat_amount", "total_vat_rate", "total_vat_amount", "state", "sent_date", "delivery_date", "delivery_tracking_number", "created_at", "updated_at") values ${LINE_VALUES}, ${LINE_VALUES}, ${LINE_VALUES}`;
 const EVENT_SQL =
@@ -187,6 +187,9 @@ export default {
         STORED_BYTES,
         1,
         0,
+        // idle_since (the archive's age counts from the creation), archive_key (live).
+        at,
+        null,
         at,
         at,
       ),

@@ -3,7 +3,7 @@
 // statement the API's GET sends to D1, executed the way it executes it, and the row as JSON.
 //
 // STATEMENT is get's own SQL: Drizzle's relational query in src/db/applications.ts (`presentedQuery`:
-// `db.query.applications.findFirst` by id and partner, the application's presented columns (`expires_at` and `content_bytes` among them), `with` the
+// `db.query.applications.findFirst` by id and partner, the application's presented columns (`expires_at`, `content_bytes` and `archive_key` among them), `with` the
 // lines (a domain Line's columns) ordered by position and id and the documents' id, type, filename and
 // description ordered by id), as drizzle-orm 0.45 renders it,
 // with the lines and documents as JSON subqueries. Drizzle's prepared findFirst binds
@@ -13,7 +13,7 @@
 //
 // Path: /<partnerId>/<applicationId>.
 const STATEMENT =
-  'select "id", "type", "state", "state_reason", "agreement_terms_and_conditions", "customer", "order_details", "merchant_urls", "currency", "approved_amount", "refunded_amount", "cancel_reason", "custom_cancel_reason", "expires_at", "created_at", "updated_at", "content_bytes", (select coalesce(json_group_array(json_array("id", "position", "code", "ean", "name", "type", "variant", "producer", "categories", "product_url", "quantity", "unit_price_amount", "total_price_amount", "unit_vat_rate", "unit_vat_amount", "total_vat_rate", "total_vat_amount", "state", "sent_date", "delivery_date", "delivery_tracking_number")), json_array()) as "data" from (select * from "order_lines" "applications_lines" where "applications_lines"."application_id" = "applications"."id" order by "applications_lines"."position" asc, "applications_lines"."id" asc) "applications_lines") as "lines", (select coalesce(json_group_array(json_array("id", "type", "filename", "description")), json_array()) as "data" from (select * from "documents" "applications_documents" where "applications_documents"."application_id" = "applications"."id" order by "applications_documents"."id" asc) "applications_documents") as "documents" from "applications" "applications" where ("applications"."id" = ? and "applications"."partner_id" = ?) limit ?';
+  'select "id", "type", "state", "state_reason", "agreement_terms_and_conditions", "customer", "order_details", "merchant_urls", "currency", "approved_amount", "refunded_amount", "cancel_reason", "custom_cancel_reason", "expires_at", "created_at", "updated_at", "content_bytes", "archive_key", (select coalesce(json_group_array(json_array("id", "position", "code", "ean", "name", "type", "variant", "producer", "categories", "product_url", "quantity", "unit_price_amount", "total_price_amount", "unit_vat_rate", "unit_vat_amount", "total_vat_rate", "total_vat_amount", "state", "sent_date", "delivery_date", "delivery_tracking_number")), json_array()) as "data" from (select * from "order_lines" "applications_lines" where "applications_lines"."application_id" = "applications"."id" order by "applications_lines"."position" asc, "applications_lines"."id" asc) "applications_lines") as "lines", (select coalesce(json_group_array(json_array("id", "type", "filename", "description")), json_array()) as "data" from (select * from "documents" "applications_documents" where "applications_documents"."application_id" = "applications"."id" order by "applications_documents"."id" asc) "applications_documents") as "documents" from "applications" "applications" where ("applications"."id" = ? and "applications"."partner_id" = ?) limit ?';
 const METHOD = "raw";
 
 export default {

@@ -21,6 +21,7 @@ export function changeServices(c: Context<HonoEnv>, audit?: (plan: Plan) => Audi
     audit,
     client: c.var.db.client,
     files: c.env.DOCUMENTS,
+    archive: c.env.ARCHIVE,
     storageQuota: c.var.config.STORAGE_QUOTA_BYTES,
     deadlines: deadlinePolicy(c.var.config),
     timeZone: c.var.config.SERVICE_TIMEZONE,

@@ -9,6 +9,7 @@ import { formatDate, now } from "../clock";
 import { loadAggregate } from "../db/application-reads";
 import { writePlan } from "../db/application-write";
 import type { Aggregate } from "../db/applications";
+import { aggregateOrArchived, restoreArchived } from "../db/archive";
 import { auditStatements } from "../db/audit-events";
 import { STORAGE_QUOTA_PROBLEM, StorageQuotaExceeded } from "../db/storage";
 import { WriteConflict } from "../db/write-batch";
@@ -27,6 +28,8 @@ export interface ChangeServices {
   client: D1Database;
   /** Where the files of documents are kept (the DOCUMENTS bucket). */
   files: R2Bucket;
+  /** Where finished applications are archived (the ARCHIVE bucket): a change to one brings it back first. */
+  archive: R2Bucket;
   /** The storage quota of a partner without one of its own (STORAGE_QUOTA_BYTES). */
   storageQuota: number;
   /** The deadlines every plan judges, and the service's time zone its dates are in (the Worker's variables). */
@@ -74,6 +77,17 @@ export async function changeApplication(
   for (let round = 1; ; round++) {
     const current = await loadAggregate(client, partnerId, applicationId);
     if (!current) return { outcome: "not_found" };
+    // An archived application is a tombstone in D1. A change it refuses (as it was archived) is refused
+    // without bringing it back; one it allows brings it back into D1 as it was, then is planned again on
+    // the live application, as any other.
+    if (current.application.archiveKey !== null) {
+      const archived = await aggregateOrArchived(services.archive, current);
+      const tried = planner(archived, planContext(now(), services.deadlines, services.timeZone));
+      if (!tried.ok) return { outcome: "refused", problems: tried.problems, current: archived };
+      await restoreArchived(client, services.archive, current.application, now());
+      if (round >= ROUNDS) return { outcome: "refused", problems: [CONCURRENT_MODIFICATION], current };
+      continue;
+    }
     const at = now();
     const plan = planner(current, planContext(at, services.deadlines, services.timeZone));
     if (!plan.ok) return { outcome: "refused", problems: plan.problems, current };

@@ -19,9 +19,10 @@ const APPLICATION_ID = /^[0-9A-HJKMNP-TV-Z]{26}$/i;
  * the sort's index and test every application of the partner instead.
  */
 function searchFilter(partnerId: string): Filterable<string> {
-  const { id, partnerId: partner, orderNumber, customerEmail } = names(applications);
+  const { id, partnerId: partner, orderNumber, customerEmail, archiveKey } = names(applications);
+  // Live applications only, as the list: and so through the list's partial indexes (schema).
   const ofPartner = (condition: SQL) =>
-    sql`SELECT ${id} FROM ${applications} WHERE ${partner} = ${partnerId} AND ${condition}`;
+    sql`SELECT ${id} FROM ${applications} WHERE ${partner} = ${partnerId} AND ${archiveKey} IS NULL AND ${condition}`;
   return {
     operators: ["eq"],
     lookup: true,

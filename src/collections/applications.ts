@@ -4,7 +4,7 @@
  * and variable symbols take `eq` and `in`. Every attribute has an index (partner_id, attribute, id),
  * except the variable symbols, found in a lookup table's key (partner, symbol).
  */
-import { eq, getTableColumns, type SQL, sql } from "drizzle-orm";
+import { and, eq, getTableColumns, type SQL, sql } from "drizzle-orm";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import { type ApplicationPageRow, applicationsPage } from "../db/applications";
 import type { Database } from "../db/client";
@@ -123,7 +123,14 @@ export const applicationsOf = (partnerId: string) =>
     filterable: { ...filtersBefore, variableSymbol: variableSymbolFilter(partnerId), ...filtersAfter },
   }) satisfies Collection<typeof applications, ApplicationPageRow>;
 
-export const partnerScope = (partnerId: string) => eq(applications.partnerId, partnerId);
+/**
+ * The partner's live applications: an archived one (src/db/archive.ts) is read by id only, as the
+ * partner documentation says (docs/partner/archive.md). The list indexes hold live ones only (partial
+ * on this very condition, src/db/schema.ts), so a page never reads past archived ones.
+ */
+const live = sql`${applications.archiveKey} IS NULL`;
+
+export const partnerScope = (partnerId: string) => and(eq(applications.partnerId, partnerId), live)!;
 
 /**
  * The partner's scope of a page. Where a term looks its ids up (a variable symbol, the console's
@@ -133,7 +140,7 @@ export const partnerScope = (partnerId: string) => eq(applications.partnerId, pa
  */
 export function applicationScope(partnerId: string, collection: Collection, request: PageRequest): SQL {
   return request.filter.some((term) => collection.filterable[term.name]?.lookup)
-    ? sql`+${applications.partnerId} = ${partnerId}`
+    ? sql`+${applications.partnerId} = ${partnerId} and ${live}`
     : partnerScope(partnerId);
 }
 

@@ -14,6 +14,7 @@ import { session } from "../auth/require-session";
 import { now } from "../clock";
 import { loadAggregate } from "../db/application-reads";
 import type { Aggregate } from "../db/applications";
+import { aggregateOrArchived } from "../db/archive";
 import { supportRefundLimitsOf } from "../db/people";
 import { figuresOfPlan } from "../domain/audit";
 import type { Plan } from "../domain/plan";
@@ -45,8 +46,10 @@ export const applicationActions = new Hono<HonoEnv>()
     if (typeof planner === "string") {
       return applicationPage(c, applicationId, { kind: "refused", heading: `${action.title}: ${planner}` }, 422);
     }
-    const current = await loadAggregate(c.var.db.client, partnerId, applicationId);
-    if (!current) return errorPage(c, "not_found");
+    const found = await loadAggregate(c.var.db.client, partnerId, applicationId);
+    if (!found) return errorPage(c, "not_found");
+    // The preview judges what the change would be: on an archived application, as it was archived.
+    const current = await aggregateOrArchived(c.env.ARCHIVE, found);
     if (name === "refund") {
       // SUPPORT refunds up to the partner's limit (src/domain/roles.ts): judged on the amount asked.
       const plan = preview(planner, current, cfg);

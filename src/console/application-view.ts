@@ -13,6 +13,7 @@ import { applicationEvents, applicationNotificationsCollection } from "../collec
 import { applicationRefunds, refundsCollection } from "../collections/refunds";
 import { loadAggregate } from "../db/application-reads";
 import type { Aggregate } from "../db/applications";
+import { aggregateOrArchived } from "../db/archive";
 import { type AttemptRow, latestAttemptsOf } from "../db/events";
 import type { EventRow, RefundRow } from "../db/schema";
 import { type Ledger, ledgerOf, refundableAmount } from "../domain/ledger";
@@ -58,7 +59,7 @@ export interface ApplicationView {
 export async function loadApplicationView(c: Context<HonoEnv>, applicationId: string): Promise<ApplicationView | null> {
   const db = await c.var.db.orm();
   const { partnerId } = session(c);
-  const [current, refunds, events] = await Promise.all([
+  const [found, refunds, events] = await Promise.all([
     loadAggregate(db.$client, partnerId, applicationId),
     keysetPage(db, refundsCollection, applicationRefunds(applicationId), {
       ...latestFirst(refundsCollection.sortable.id),
@@ -70,7 +71,10 @@ export async function loadApplicationView(c: Context<HonoEnv>, applicationId: st
     }),
   ]);
   // The refunds and events were read by the application's id alone: shown only once it proved the partner's.
-  if (!current || !refunds.ok || !events.ok) return null;
+  if (!found || !refunds.ok || !events.ok) return null;
+  // An archived application is shown as it was (its events are in the archive, not listed here); an
+  // action on it brings it back first (src/applications/change-application.ts).
+  const current = await aggregateOrArchived(c.env.ARCHIVE, found);
   const { attempts, counts } = await latestAttemptsOf(
     db,
     events.value.rows.map((e) => e.id),

@@ -39,6 +39,8 @@ function newApplicationRow(plan: CreatePlan, partnerId: string, fingerprint: str
     duplicateFingerprint: fingerprint,
     version: 0,
     updatedAt: app.createdAt,
+    idleSince: app.createdAt,
+    archiveKey: null,
   };
 }
 

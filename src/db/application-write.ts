@@ -65,7 +65,12 @@ export async function writePlans(
 function written(current: Aggregate, plan: Plan, at: number): Aggregate {
   const next = applyPlan(current, plan);
   return {
-    application: { ...next.application, version: current.application.version + 1, updatedAt: at },
+    application: {
+      ...next.application,
+      idleSince: plan.application.idleSince ?? at,
+      version: current.application.version + 1,
+      updatedAt: at,
+    },
     lines: [...next.lines],
     // As reads present them: never the content.
     documents: next.documents.map(({ id, type, filename, description }) => ({ id, type, filename, description })),
@@ -92,7 +97,8 @@ function planStatements(
     updateWhere(
       client,
       "applications",
-      { ...plan.application, version: app.version + 1, updatedAt: at },
+      // Every write starts the archive's age again (src/domain/archive.ts), unless the plan moves it.
+      { idleSince: at, ...plan.application, version: app.version + 1, updatedAt: at },
       { id: app.id, version: app.version },
     ),
     client.prepare(WRITE_GUARD),

@@ -45,6 +45,8 @@ const PRESENTED = {
   createdAt: true,
   updatedAt: true,
   contentBytes: true,
+  // Set while archived (./archive.ts): the rest is then a tombstone's, and the object holds what to present.
+  archiveKey: true,
 } as const satisfies Partial<Record<keyof ApplicationRow, true>>;
 
 /** The aggregate as reads that present it load it: the application's presented columns only. */

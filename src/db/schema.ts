@@ -12,12 +12,14 @@ import {
   integer,
   primaryKey,
   real,
+  type SQLiteColumn,
   sqliteTable,
   sqliteView,
   text,
   uniqueIndex,
 } from "drizzle-orm/sqlite-core";
 import type { MerchantUrls, OrderDetails } from "../domain/application-operations";
+import { FINISHED_READY_REASONS, FINISHED_STATES } from "../domain/archive";
 import type { Offer } from "../domain/offer";
 import type { SettlesOn } from "../domain/partner-terms";
 import type { PayoutStatus } from "../domain/payouts";
@@ -27,6 +29,12 @@ import type { ShipmentItem, Tracking } from "../domain/shipments";
 import type { WireProfile } from "../domain/wire-profile";
 
 const createdAt = () => integer("created_at").notNull();
+
+/** An application not archived (src/db/archive.ts): the condition of the list indexes. */
+const live = (t: { archiveKey: SQLiteColumn }) => sql`${t.archiveKey} IS NULL`;
+
+/** `('A', 'B')`: constant names of the domain, as a partial index's condition must hold them (no parameters). */
+export const sqlList = (values: readonly string[]) => sql.raw(`(${values.map((v) => `'${v}'`).join(", ")})`);
 
 export const partners = sqliteTable(
   "partners",
@@ -236,22 +244,45 @@ export const applications = sqliteTable(
     eventSequence: integer("event_sequence").notNull().default(0),
     /** Optimistic-concurrency version: every write is `UPDATE … WHERE version = ?` (see write_guard). */
     version: integer("version").notNull().default(0),
+    /**
+     * When the application last changed, on its own clock: what the archive's age is counted from
+     * (src/domain/archive.ts). Every write sets it to its instant, as `updatedAt`, except a sandbox's
+     * advance of the clock, which moves it back as it moves the deadlines closer.
+     */
+    idleSince: integer("idle_since").notNull().default(0),
+    /**
+     * The application's object in the ARCHIVE bucket while it is archived (src/db/archive.ts): the row is
+     * then a tombstone (its lines, events and attempts are in the object, its customer and order details
+     * emptied) and reads by id answer from the object. NULL while the application is live.
+     */
+    archiveKey: text("archive_key"),
     createdAt: createdAt(),
     updatedAt: integer("updated_at").notNull(),
   },
   (t) => [
     uniqueIndex("applications_duplicate_idx").on(t.partnerId, t.duplicateFingerprint),
-    // Keyset paging: every sortable/filterable attribute led by the partner, ending with the id.
-    index("applications_partner_id_idx").on(t.partnerId, t.id),
-    index("applications_partner_created_idx").on(t.partnerId, t.createdAt, t.id),
-    index("applications_partner_updated_idx").on(t.partnerId, t.updatedAt, t.id),
-    index("applications_partner_state_idx").on(t.partnerId, t.state, t.id),
-    index("applications_partner_reason_idx").on(t.partnerId, t.stateReason, t.id),
-    index("applications_partner_type_idx").on(t.partnerId, t.type, t.id),
+    // Keyset paging: every sortable/filterable attribute led by the partner, ending with the id. Of live
+    // applications only (lists cover those: src/collections/applications.ts, whose scope repeats the
+    // condition so that SQLite uses them): a page never reads past archived ones, and an archived
+    // application leaves these indexes. The order number's stays whole: the order look-up finds
+    // archived orders too.
+    index("applications_partner_id_idx").on(t.partnerId, t.id).where(live(t)),
+    index("applications_partner_created_idx").on(t.partnerId, t.createdAt, t.id).where(live(t)),
+    index("applications_partner_updated_idx").on(t.partnerId, t.updatedAt, t.id).where(live(t)),
+    index("applications_partner_state_idx").on(t.partnerId, t.state, t.id).where(live(t)),
+    index("applications_partner_reason_idx").on(t.partnerId, t.stateReason, t.id).where(live(t)),
+    index("applications_partner_type_idx").on(t.partnerId, t.type, t.id).where(live(t)),
     index("applications_partner_order_number_idx").on(t.partnerId, t.orderNumber, t.id),
-    index("applications_partner_total_idx").on(t.partnerId, t.totalAmount, t.id),
-    index("applications_partner_email_idx").on(t.partnerId, t.customerEmail, t.id),
+    index("applications_partner_total_idx").on(t.partnerId, t.totalAmount, t.id).where(live(t)),
+    index("applications_partner_email_idx").on(t.partnerId, t.customerEmail, t.id).where(live(t)),
     index("applications_due_idx").on(t.nextDueAt, t.id).where(sql`${t.nextDueAt} IS NOT NULL`),
+    // The archive's candidates (src/db/archive.ts), oldest idle first: only live, finished applications
+    // with nothing due are in it, so finding a run's work never walks the live ones.
+    index("applications_archivable_idx")
+      .on(t.idleSince, t.id)
+      .where(
+        sql`${t.archiveKey} IS NULL AND ${t.nextDueAt} IS NULL AND (${t.state} IN ${sqlList(FINISHED_STATES)} OR ${t.stateReason} IN ${sqlList(FINISHED_READY_REASONS)})`,
+      ),
   ],
 );
 

@@ -405,7 +405,8 @@ export function planExtend(current: Current, ctx: PlanContext): Result<Plan> {
 
 /**
  * Sandbox only: the application's deadlines and pending review `seconds` closer (its approval too, so
- * that the extension's cap moves with them), then whatever became due, applied at once.
+ * that the extension's cap moves with them), then whatever became due, applied at once. With nothing
+ * due, the time since it last changed grows by `seconds` too: the archive's age comes closer.
  */
 export function planAdvance(current: Current, request: { seconds: number }, ctx: PlanContext): Result<Plan> {
   const app = current.application;
@@ -434,6 +435,9 @@ export function planAdvance(current: Current, request: { seconds: number }, ctx:
       decidedAt: moved.application.decidedAt,
       ...shifted,
       nextDueAt: nextDue(shifted),
+      // Nothing changed but the clock: the time it has been idle grows by as much, so that the archive's
+      // age (archive.ts) is reached as the deadlines are.
+      idleSince: app.idleSince - by,
     },
   });
 }

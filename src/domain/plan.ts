@@ -50,6 +50,8 @@ export interface ApplicationFacts {
   reviewOutcome: "APPROVE" | "REJECT" | null;
   /** What the application holds, as application-size.ts measures it. */
   contentBytes: number;
+  /** When it last changed, on its own clock: the archive's age counts from it (archive.ts). */
+  idleSince: number;
 }
 
 /**
@@ -114,6 +116,8 @@ export interface ApplicationUpdate {
   reviewAt: number | null;
   nextDueAt: number | null;
   reviewOutcome?: "APPROVE" | "REJECT" | null;
+  /** Set only by a sandbox's advance of the clock, which moves it back; every other write sets its instant. */
+  idleSince?: number;
 }
 
 export interface RefundRecord {

@@ -3,6 +3,7 @@ import { now, today } from "../clock";
 import { urlPolicy } from "../config";
 import { loadAggregate } from "../db/application-reads";
 import type { Aggregate } from "../db/applications";
+import { aggregateOrArchived } from "../db/archive";
 import { outcomeOf, outcomeRedirect } from "../domain/customer-outcome";
 import { formatMoney } from "../domain/money";
 import { offerOf, offerToken } from "../domain/offer";
@@ -55,8 +56,10 @@ export const showGateway = new Hono<HonoEnv>().get(GATEWAY_PATH, async (c) => {
   const { applicationId, token } = c.req.param();
   const owner = await gatewayOwner(c, applicationId, token);
   if (!owner) return errorPage(c, 404);
-  const aggregate = await loadAggregate(c.var.db.client, owner.partnerId, applicationId);
-  if (!aggregate) return errorPage(c, 404);
+  const found = await loadAggregate(c.var.db.client, owner.partnerId, applicationId);
+  if (!found) return errorPage(c, 404);
+  // An archived application is finished: its outcome, as it was.
+  const aggregate = await aggregateOrArchived(c.env.ARCHIVE, found);
   if (outcomeOf(aggregate.application, now())) return outcomePage(c, owner, aggregate.application);
   return offerPage(c, owner, aggregate);
 });

@@ -31,6 +31,7 @@ describe("changeApplication", () => {
   const services = () => ({
     client: database(env).$client,
     files: env.DOCUMENTS,
+    archive: env.ARCHIVE,
     storageQuota: 1_000_000_000,
     deadlines: DEADLINES,
     notify: () => {},

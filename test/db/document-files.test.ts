@@ -89,6 +89,7 @@ describe("a document's file in R2, its metadata in D1", () => {
     const services = {
       client: env.DB,
       files: env.DOCUMENTS,
+      archive: env.ARCHIVE,
       storageQuota: 1_000_000_000,
       deadlines: DEADLINES,
       timeZone: "UTC",

@@ -120,6 +120,7 @@ describe("updateWhere", () => {
             duplicate_fingerprint: 0,
             created_at: 0,
             updated_at: 0,
+            idle_since: 0,
             // The customer's deadline follows the creation time.
             expires_at: 0,
             next_due_at: 0,

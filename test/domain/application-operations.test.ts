@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  planAdvance,
   planCancellation,
   planCreate,
   planCustomerAnswer,
@@ -273,5 +274,25 @@ describe("planPaid", () => {
     expect(paid.value.entries).toBeUndefined();
     expect(refusal(planPaid(applied(ready, paid), ctx))).toEqual(["NOTHING_DUE"]);
     expect(refusal(planPaid(application([item("KB-01", 10_000)], "PROCESSING", ctx), ctx))).toEqual(["NOTHING_DUE"]);
+  });
+});
+
+describe("a sandbox's advance of the clock", () => {
+  it("moves a finished application's idle clock back by as much, so that the archive's age comes closer", () => {
+    const current = application([item("KB-01", 1000)], "PROCESSING");
+    const cancelled = applied(current, planCancellation(current, { reason: "APPLICATION_CANCELLED_OTHER" }, ctx));
+    const plan = planAdvance(cancelled, { seconds: 90 * 86_400 }, ctx);
+    expect(plan.ok && plan.value.application).toMatchObject({
+      state: "CANCELLED",
+      idleSince: cancelled.application.idleSince - 90 * DAY,
+    });
+    expect(plan.ok && plan.value.event).toBeUndefined();
+  });
+
+  it("leaves the idle clock to the write when something fell due (the change is now)", () => {
+    const current = application([item("KB-01", 1000)], "PROCESSING");
+    const plan = planAdvance(current, { seconds: 72 * 3600 }, ctx);
+    expect(plan.ok && plan.value.application.stateReason).toBe("CANCELLED_EXPIRED");
+    expect(plan.ok && plan.value.application.idleSince).toBeUndefined();
   });
 });

@@ -94,6 +94,7 @@ export function application(
     reviewAt: review ? ctx.at + REVIEW_MS : null,
     reviewOutcome: review ? "APPROVE" : null,
     contentBytes: linesBytes(lines),
+    idleSince: ctx.at,
   };
   return {
     application: facts,

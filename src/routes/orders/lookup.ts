@@ -2,6 +2,7 @@ import { bearerSecurity, failures, jsonContent, openApiRoute, type RouteDefiniti
 import { session } from "../../auth/require-session";
 import { aggregateOf } from "../../db/aggregate-row";
 import { findOrder } from "../../db/applications";
+import { presentedOrArchived } from "../../db/archive";
 import { ApiError } from "../../http/errors";
 import { presentContext, presentOrder } from "../applications/present";
 import { OrderWithApplication } from "../applications/schema";
@@ -41,5 +42,5 @@ export const getOrder = openApiRoute(route, async (c) => {
     applicationId,
   });
   if (!found) throw ApiError.notFound("order");
-  return c.json(presentOrder(aggregateOf(found), presentContext(c)), 200);
+  return c.json(presentOrder(await presentedOrArchived(c.env.ARCHIVE, aggregateOf(found)), presentContext(c)), 200);
 });

@@ -38,7 +38,7 @@ const route = {
   tags: ["Sandbox"],
   summary: "Sandbox: move an application's clock forward",
   description:
-    "Only where the service runs as a sandbox (SANDBOX on; 404 elsewhere): moves this application's deadlines and pending manual review `seconds` closer, then applies at once whatever became due, with its notifications, as the scheduled sweep would: the customer's deadline lapsing, the AUTHORIZATION_EXPIRING reminder, the authorization lapsing, a review settling. Answers the application. Test what your integration does on day 21, 28 or 180 without waiting for it.",
+    "Only where the service runs as a sandbox (SANDBOX on; 404 elsewhere): moves this application's deadlines and pending manual review `seconds` closer, then applies at once whatever became due, with its notifications, as the scheduled sweep would: the customer's deadline lapsing, the AUTHORIZATION_EXPIRING reminder, the authorization lapsing, a review settling. With nothing due, the time since the application last changed grows by as much: a finished application reaches the archive's age (ARCHIVE_AFTER_DAYS) and the next scheduled run archives it. Answers the application. Test what your integration does on day 21, 28 or 180 without waiting for it.",
   security: bearerSecurity,
   middleware: [sandboxOnly],
   request: () => ({
