@@ -13,7 +13,7 @@ function formAction(partnerId: string, work: () => Promise<string>) {
     .use(async (c, next) => {
       c.set("config", config(c.env));
       c.set("db", databaseHandle(c.env.DB));
-      c.set("session", { partnerId, tokenHash: "test", wireProfile: "DEFAULT" });
+      c.set("session", { partnerId, tokenHash: "test", wireProfile: "DEFAULT", shard: 0 });
       c.set("form", new URLSearchParams(await c.req.text()));
       await next();
     })

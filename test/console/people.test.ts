@@ -20,7 +20,7 @@ describe("the people page", () => {
     expect(res.status).toBe(200);
     expect(res.text).toContain("Setup link of boss@shop.example");
     const link = /value="(http[^"]+)"/.exec(res.html)![1]!;
-    expect(link).toMatch(/^http:\/\/api\.test\/console\/setup\/[A-Za-z0-9_-]{43}$/);
+    expect(link).toMatch(/^http:\/\/api\.test\/console\/setup\/\d+\.[A-Za-z0-9_-]{43}$/);
     const token = link.split("/").at(-1)!;
     const row = await env.DB.prepare("SELECT * FROM console_people WHERE email = ?").bind("boss@shop.example").first();
     expect(JSON.stringify(row)).not.toContain(token);

@@ -9,7 +9,7 @@ import { auditRows, personBrowser } from "../support/people";
 async function setupLinkOf(admin: ConsoleBrowser, email: string, role = "SUPPORT"): Promise<string> {
   const res = await admin.submit("/console/people", "/console/people", { email, role });
   expect(res.status).toBe(200);
-  return /value="(http[^"]+\/console\/setup\/[A-Za-z0-9_-]{43})"/.exec(res.html)![1]!;
+  return /value="(http[^"]+\/console\/setup\/\d+\.[A-Za-z0-9_-]{43})"/.exec(res.html)![1]!;
 }
 
 /** Opens the link and answers its page, the secret it shows and the form's fields. */
@@ -105,7 +105,15 @@ describe("a setup link", () => {
     } finally {
       vi.useRealTimers();
     }
-    for (const token of ["x".repeat(43), "short", "..%2F..%2Fetc"]) {
+    // A shard no binding has, and one past any a link can name, are no links either.
+    for (const token of [
+      "x".repeat(43),
+      `0.${"x".repeat(43)}`,
+      `9.${"x".repeat(43)}`,
+      `1000.${"x".repeat(43)}`,
+      "short",
+      "..%2F..%2Fetc",
+    ]) {
       expect((await new ConsoleBrowser().get(`/console/setup/${token}`)).status).toBe(404);
     }
     expect((await admin.get("/console/people")).text).toContain("Setup link valid until");

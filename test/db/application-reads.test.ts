@@ -11,7 +11,7 @@ import { call, signIn } from "../support/api";
 import { createApplication } from "../support/factories";
 import { app, approved, put } from "../support/orders";
 
-const ctx = { timeZone: "Europe/Prague", baseUrl: "http://api.test", pepper: config(env).AUTH_PEPPER };
+const ctx = { timeZone: "Europe/Prague", baseUrl: "http://api.test", pepper: config(env).AUTH_PEPPER, shard: 0 };
 
 /** Two applications that between them use every presented field: a refund, a document, split lines, a cancellation. */
 async function storedApplications(token: string) {
@@ -119,7 +119,7 @@ describe("the reads built ahead of time", () => {
       },
       getBookmark: () => null,
     } as unknown as D1DatabaseSession;
-    const shown = await withD1Session(session, () => loadPresented(routedClient(env.DB), partner.id, id));
+    const shown = await withD1Session(env.DB, session, () => loadPresented(routedClient(env.DB), partner.id, id));
     expect(shown?.application.id).toBe(id);
     expect(seen).toEqual([expect.stringMatching(/^select "id", "type", .* from "applications"/)]);
   });

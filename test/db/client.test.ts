@@ -23,7 +23,7 @@ describe("withD1Session", () => {
     } as unknown as D1DatabaseSession;
     const { token } = await signIn();
     const { id } = await createApplication(token);
-    await withD1Session(session, async () => {
+    await withD1Session(env.DB, session, async () => {
       await db.select({ id: applications.id }).from(applications).where(eqId(id));
       await db.batch([db.select().from(applications).where(eqId(id)), db.select().from(orderLines).limit(1)]);
     });

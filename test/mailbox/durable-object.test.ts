@@ -53,7 +53,7 @@ describe("a crash between claim and outcome", () => {
     partnerEndpoint(() => new Response(null, { status: 204 }));
     // What an instance that claimed the event and died mid-attempt leaves: the claim in D1, the entry
     // held in the mailbox's storage until the lease ends, and the alarm for then; no attempt recorded.
-    const [delivery] = await claim(env, [{ eventId: event.id }], T0.getTime());
+    const [delivery] = await claim(env, 0, [{ eventId: event.id }], T0.getTime());
     const leaseEnd = T0.getTime() + LEASE_MS;
     expect(delivery!.leaseUntil).toBe(leaseEnd);
     const mailbox = await mailboxOfEvent(event.id);
@@ -86,7 +86,7 @@ describe("a crash between claim and outcome", () => {
   it("loses nothing: an event claimed but never handed to its mailbox is woken up by the sweep once its lease ends", async () => {
     const { event } = await applicationWithEvent();
     partnerEndpoint(() => new Response(null, { status: 204 }));
-    await claim(env, [{ eventId: event.id }], T0.getTime());
+    await claim(env, 0, [{ eventId: event.id }], T0.getTime());
 
     vi.setSystemTime(T0.getTime() + LEASE_MS - 1);
     expect(await sweepAndDeliver()).not.toContain(event.id);

@@ -42,7 +42,7 @@ describe("the sweep", () => {
     const at = T0.getTime() + 2 * MINUTE + 1;
     vi.setSystemTime(at);
     await sweep(env);
-    expect(queue.messages()).toContainEqual({ eventId: event.id, due: at });
+    expect(queue.messages()).toContainEqual({ eventId: event.id, due: at, shard: 0 });
     expect((await firstEvent(event.application_id)).next_attempt_at).toBe(at);
   });
 
@@ -53,7 +53,7 @@ describe("the sweep", () => {
     const queue = queued();
     await sweep(env);
     const wakeUp = queue.messages().find((m) => m.eventId === event.id)!;
-    expect(wakeUp).toEqual({ eventId: event.id, due: T0.getTime() });
+    expect(wakeUp).toEqual({ eventId: event.id, due: T0.getTime(), shard: 0 });
     partnerEndpoint(() => new Response(null, { status: 200 }));
     await runBatch(QUEUE, [{ body: wakeUp }, { body: { eventId: event.id, due: lost } }]);
     expect(sent).toHaveLength(1);

@@ -9,13 +9,16 @@ import { expectDocumented } from "./openapi-check";
 
 export const BASE = "http://api.test";
 
+/** Variables (and bindings) a request overrides: what the Worker's env holds, by name. */
+export type Vars = { readonly [name: string]: unknown };
+
 export interface CallOptions {
   token?: string;
   /** A value is sent as JSON; a string as it is. */
   body?: unknown;
   headers?: Record<string, string>;
   /** Variables to override for this request only (goes through the same app with a modified env). */
-  vars?: Partial<Env>;
+  vars?: Vars;
   /** The wire profile of the token's partner: which document the answer is checked against (ours by default). */
   wire?: WireProfile;
 }
@@ -40,7 +43,7 @@ export async function call(method: string, path: string, options: CallOptions = 
 export async function send(
   url: string,
   init: RequestInit,
-  vars?: Partial<Env>,
+  vars?: Vars,
   wire: WireProfile = "DEFAULT",
 ): Promise<Response> {
   let res: Response;
@@ -69,7 +72,7 @@ const workers = new Map<string, { app: ReturnType<typeof createApp>; env: Env }>
 const bindingIds = new WeakMap<object, number>();
 let lastBindingId = 0;
 
-function withVars(vars: Partial<Env>) {
+function withVars(vars: Vars) {
   const key = JSON.stringify(
     Object.entries(vars)
       .sort(([a], [b]) => (a < b ? -1 : 1))

@@ -5,11 +5,10 @@
  */
 import { env } from "cloudflare:workers";
 import { hashPassword, randomSecret, sealSecret } from "../../src/auth/crypto";
-import type { Env } from "../../src/config";
 import type { Role } from "../../src/domain/roles";
 import { totpCode, totpSecretOf } from "../../src/domain/totp";
 import { newId } from "../../src/ids";
-import type { TestPartner } from "./api";
+import type { TestPartner, Vars } from "./api";
 import { ConsoleBrowser } from "./console";
 
 export interface TestPerson {
@@ -70,7 +69,7 @@ export function signInAs(browser: ConsoleBrowser, person: TestPerson, fields: Pa
 export async function personBrowser(
   partner: TestPartner,
   role: Role,
-  vars?: Partial<Env>,
+  vars?: Vars,
 ): Promise<{ browser: ConsoleBrowser; person: TestPerson }> {
   const person = await addTestPerson(partner, role);
   const browser = new ConsoleBrowser(vars);

@@ -96,7 +96,7 @@ export const createApplication = openApiRoute(route, async (c) => {
   const { event } = plan;
   const total = plan.application;
   c.set("auditFigures", { applicationId: stored.row.id, amount: total.totalAmount, currency: total.currency });
-  c.executionCtx.waitUntil(publish(c.env, [{ eventId: event.id, due: event.occurredAt }]));
+  c.executionCtx.waitUntil(publish(c.env, c.var.db.shard, [{ eventId: event.id, due: event.occurredAt }]));
   const view = await presentApplication(
     { application: stored.row, lines: plan.lines, documents: [] },
     presentContext(c),

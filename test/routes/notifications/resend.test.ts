@@ -20,7 +20,7 @@ describe("POST …/notifications/{eventId}/resend", () => {
     const res = await call("POST", `${notificationsOf(app.id)}/${event!.eventId}/resend`, { token });
     expect(res.status).toBe(202);
     expect(await json(res)).toMatchObject({ eventId: event!.eventId, status: "PENDING" });
-    expect(send).toHaveBeenCalledWith({ eventId: event!.eventId, due: expect.any(Number) });
+    expect(send).toHaveBeenCalledWith({ eventId: event!.eventId, due: expect.any(Number), shard: 0 });
   });
 
   it("answers 404 for an unknown event and for another partner's", async () => {
