@@ -228,6 +228,23 @@ ON CONFLICT (username) ${replace ? "DO UPDATE SET password_hash = excluded.passw
 }
 
 /**
+ * The statements that write a partner on shard `shard`, each with the binding it runs on: for shard 0
+ * its one row in `DB`; for another, its identity in the directory (first: it holds the user name) and
+ * its whole row on its shard. As partnerSql, safe to inline and idempotent.
+ */
+export async function partnerStatements(
+  credentials: Credentials,
+  pepper: string,
+  replace: boolean,
+  id: string,
+  shard: number,
+): Promise<{ binding: string; sql: string }[]> {
+  const whole = { binding: shardBinding(shard), sql: await partnerSql(credentials, pepper, replace, id, shard) };
+  if (shard === 0) return [whole];
+  return [{ binding: "DB", sql: await directorySql(credentials, pepper, replace, id, shard) }, whole];
+}
+
+/**
  * Partners per shard before placement passes it by (PARTNERS_PER_SHARD in the environment overrides):
  * a shard's rows grow with its partners' orders (docs/scaling.md), so the operator watches its size
  * and adds the next shard well before this, or sets it lower.

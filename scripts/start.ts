@@ -18,10 +18,9 @@ import {
   applyLocalMigrations,
   DEMO,
   d1Rows,
-  directorySql,
   ensureDevVars,
   LOCAL_DEV_VARS,
-  partnerSql,
+  partnerStatements,
   shardBindings,
 } from "./lib";
 
@@ -57,11 +56,8 @@ const [known] = d1Rows<{ id: string; shard: number }>(
 )[0]!;
 const demoShard = known?.shard ?? shardBindings().length - 1;
 const demoId = known?.id ?? newId();
-const pepper = vars.AUTH_PEPPER!;
-if (demoShard === 0) d1Rows(await partnerSql(DEMO, pepper, true, demoId), database);
-else {
-  d1Rows(await directorySql(DEMO, pepper, true, demoId, demoShard), database);
-  d1Rows(await partnerSql(DEMO, pepper, true, demoId, demoShard), database, shardBindings()[demoShard]);
+for (const { binding, sql } of await partnerStatements(DEMO, vars.AUTH_PEPPER!, true, demoId, demoShard)) {
+  d1Rows(sql, database, binding);
 }
 
 const devArgs = [

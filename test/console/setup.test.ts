@@ -1,9 +1,9 @@
-import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
 import { totpCode } from "../../src/domain/totp";
 import { createPartner } from "../support/api";
 import { ConsoleBrowser, formFields } from "../support/console";
 import { auditRows, personBrowser } from "../support/people";
+import { dbHolding } from "../support/shards";
 
 /** An admin adds a person with the role: the setup link the page shows once. */
 async function setupLinkOf(admin: ConsoleBrowser, email: string, role = "SUPPORT"): Promise<string> {
@@ -43,7 +43,8 @@ describe("a setup link", () => {
     // Signed in as the person, with their role.
     expect((await person.get("/console/account")).text).toMatch(/nova@shop\.example Role SUPPORT/);
     // Stored: the password's hash and the secret sealed, never the secret or the token.
-    const row = await env.DB.prepare("SELECT * FROM console_people WHERE email = ?")
+    const row = await (await dbHolding("console_people", "nova@shop.example", "email"))
+      .prepare("SELECT * FROM console_people WHERE email = ?")
       .bind("nova@shop.example")
       .first<Record<string, unknown>>();
     expect(row).toMatchObject({ setup_token_hash: null, setup_expires_at: null, totp_last_step: expect.any(Number) });
@@ -63,7 +64,8 @@ describe("a setup link", () => {
     });
     // Its form sent again (its sign-in cookie went with the setup) changes nothing.
     expect(reposted.status).toBe(403);
-    const after = await env.DB.prepare("SELECT password_hash FROM console_people WHERE email = ?")
+    const after = await (await dbHolding("console_people", "nova@shop.example", "email"))
+      .prepare("SELECT password_hash FROM console_people WHERE email = ?")
       .bind("nova@shop.example")
       .first();
     expect(after).toEqual({ password_hash: row!.password_hash });

@@ -7,9 +7,12 @@ import { applicationReads } from "../../src/db/applications";
 import { database, withD1Session } from "../../src/db/client";
 import { routedClient } from "../../src/db/routing";
 import { presentApplication, presentOrder } from "../../src/routes/applications/present";
-import { call, signIn } from "../support/api";
+import { call, partnersOnShard, signIn } from "../support/api";
 import { createApplication } from "../support/factories";
 import { app, approved, put } from "../support/orders";
+
+// SQL on `env.DB` directly: the partners are of shard 0 (the routing: test/db/shards.test.ts).
+partnersOnShard(0);
 
 const ctx = { timeZone: "Europe/Prague", baseUrl: "http://api.test", pepper: config(env).AUTH_PEPPER, shard: 0 };
 

@@ -3,8 +3,11 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { database, withD1Session } from "../../src/db/client";
 import { applications, orderLines } from "../../src/db/schema";
-import { signIn } from "../support/api";
+import { partnersOnShard, signIn } from "../support/api";
 import { createApplication } from "../support/factories";
+
+// SQL on `env.DB` directly: the partners are of shard 0 (the routing: test/db/shards.test.ts).
+partnersOnShard(0);
 
 describe("withD1Session", () => {
   it("sends every query made inside it, prepared or built, alone or batched, to the given session", async () => {

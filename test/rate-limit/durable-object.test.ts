@@ -14,7 +14,13 @@ describe("the token's object", () => {
       state.storage.sql.exec("SELECT * FROM session").toArray(),
     );
     expect(stored).toEqual([
-      { id: 1, partner_id: partner.id, expires_at: T0.getTime() + 7_200_000, wire_profile: "DEFAULT", shard: 0 },
+      {
+        id: 1,
+        partner_id: partner.id,
+        expires_at: T0.getTime() + 7_200_000,
+        wire_profile: "DEFAULT",
+        shard: partner.shard,
+      },
     ]);
     expect(JSON.stringify(stored)).not.toContain(token);
   });

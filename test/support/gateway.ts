@@ -1,7 +1,7 @@
-import { env } from "cloudflare:workers";
 import type { Vars } from "./api";
 import { send } from "./api";
 import { applicationRequest } from "./factories";
+import { dbOfApplication } from "./shards";
 
 /**
  * A request to the gateway as a browser sends it: through the Worker's entry point, or with `vars` through
@@ -95,12 +95,13 @@ export interface StoredDecision {
 
 /** The decision columns as D1 holds them (the partner's view does not show the audit reasons). */
 export async function storedDecision(applicationId: string): Promise<StoredDecision> {
-  const row = await env.DB.prepare(
-    `SELECT state, state_reason AS stateReason, agreement_terms_and_conditions AS agreement,
+  const row = await (await dbOfApplication(applicationId))
+    .prepare(
+      `SELECT state, state_reason AS stateReason, agreement_terms_and_conditions AS agreement,
             approved_amount AS approvedAmount, decision_reasons AS decisionReasons, decided_at AS decidedAt,
             cancel_reason AS cancelReason
      FROM applications WHERE id = ?`,
-  )
+    )
     .bind(applicationId)
     .first<Omit<StoredDecision, "decisionReasons"> & { decisionReasons: string | null }>();
   if (!row) throw new Error(`no application ${applicationId}`);

@@ -10,6 +10,7 @@ import { totpCode, totpSecretOf } from "../../src/domain/totp";
 import { newId } from "../../src/ids";
 import type { TestPartner, Vars } from "./api";
 import { ConsoleBrowser } from "./console";
+import { dbOf } from "./shards";
 
 export interface TestPerson {
   id: string;
@@ -33,10 +34,11 @@ export async function addTestPerson(partner: TestPartner, role: Role, email?: st
     secret: totpSecretOf(crypto.getRandomValues(new Uint8Array(20))),
   };
   const at = Date.now();
-  await env.DB.prepare(
-    `INSERT INTO console_people (id, partner_id, email, role, password_hash, totp_secret_ciphertext, activated_at, created_at, updated_at)
+  await dbOf(partner)
+    .prepare(
+      `INSERT INTO console_people (id, partner_id, email, role, password_hash, totp_secret_ciphertext, activated_at, created_at, updated_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  )
+    )
     .bind(
       id,
       partner.id,
@@ -80,7 +82,8 @@ export async function personBrowser(
 
 /** The partner's audit log as stored, oldest first. */
 export async function auditRows(partnerId: string) {
-  const { results } = await env.DB.prepare("SELECT * FROM audit_events WHERE partner_id = ? ORDER BY id")
+  const { results } = await (await dbOf(partnerId))
+    .prepare("SELECT * FROM audit_events WHERE partner_id = ? ORDER BY id")
     .bind(partnerId)
     .all<Record<string, unknown>>();
   return results;
