@@ -17,7 +17,7 @@ import { jsonBytes } from "../src/domain/application-size";
 import { auditRecord } from "../src/domain/audit";
 import { personName, SETUP_LINK_MS } from "../src/domain/people";
 import { newId } from "../src/ids";
-import { applyLocalMigrations, checkUsername, wrangler } from "./lib";
+import { applyLocalMigrations, checkUsername, partnerBinding, shardBindings, wrangler } from "./lib";
 
 const { values } = parseArgs({
   options: {
@@ -48,7 +48,9 @@ try {
   if (!values.remote) applyLocalMigrations({ quiet: true, persistTo });
 
   const at = Date.now();
-  const token = randomSecret(32);
+  // The person is kept in the partner's shard (src/db/shards.ts), which the link names.
+  const binding = partnerBinding(values.username, { remote: values.remote, persistTo });
+  const token = `${shardBindings().indexOf(binding)}.${randomSecret(32)}`;
   const tokenHash = await sha256Hex(token);
   const expiresAt = at + SETUP_LINK_MS;
   const partner = `(SELECT id FROM partners WHERE username = ${literal(values.username)})`;
@@ -81,7 +83,7 @@ UPDATE partners SET audit_bytes = audit_bytes + ${jsonBytes(entry)}
 INSERT OR IGNORE INTO audit_events (${columns.join(", ")}) SELECT ${auditValues.join(", ")} WHERE ${partner} IS NOT NULL;
 SELECT email FROM console_people WHERE setup_token_hash = ${literal(tokenHash)};`;
   const where = values.remote ? ["--remote"] : ["--local", ...(persistTo ? ["--persist-to", persistTo] : [])];
-  const out = wrangler(["d1", "execute", "DB", ...where, "--json", "--command", sql], { quiet: true });
+  const out = wrangler(["d1", "execute", binding, ...where, "--json", "--command", sql], { quiet: true });
   const found = (JSON.parse(out) as { results: { email: string }[] }[]).at(-1)?.results[0]?.email;
   if (found !== email) throw new Error(`no partner "${values.username}"`);
   console.log(

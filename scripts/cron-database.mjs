@@ -43,11 +43,12 @@ function statement(inner) {
   };
 }
 
-/** The binding: `env.DB` is the local database itself. */
+/** The binding of one shard: `env[env.shard]` (`DB`, `SHARD_1`, …) is its local database itself. */
 export default function (env) {
+  const database = env[env.shard];
   return {
-    prepare: (query) => statement(env.DB.prepare(query)),
-    batch: (statements) => again(() => env.DB.batch(statements.map((s) => s[INNER] ?? s))),
-    exec: (query) => again(() => env.DB.exec(query)),
+    prepare: (query) => statement(database.prepare(query)),
+    batch: (statements) => again(() => database.batch(statements.map((s) => s[INNER] ?? s))),
+    exec: (query) => again(() => database.exec(query)),
   };
 }

@@ -28,7 +28,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { Miniflare } from "miniflare";
 import { unstable_getMiniflareWorkerOptions } from "wrangler";
-import { applyLocalMigrations, BUSY, ensureDevVars } from "./lib";
+import { applyLocalMigrations, BUSY, ensureDevVars, shardBindings } from "./lib";
 
 /** The run's log line, as src/scheduled.ts writes it (its ScheduledRun). */
 interface ScheduledRun {
@@ -92,7 +92,10 @@ const mf = new Miniflare({
       modules,
       modulesRoot: BUILD,
       bindings: { ...options.bindings, ...vars },
-      wrappedBindings: { DB: DATABASE },
+      // Every shard (src/db/shards.ts) behind the retrying wrapper.
+      wrappedBindings: Object.fromEntries(
+        shardBindings().map((shard) => [shard, { scriptName: DATABASE, bindings: { shard } }]),
+      ),
     },
     {
       name: DATABASE,
@@ -112,7 +115,7 @@ process.once("SIGTERM", stop);
 let summary: string;
 try {
   const worker = await mf.getWorker();
-  const database = await mf.getD1Database("DB", DATABASE);
+  const databases = await Promise.all(shardBindings().map((shard) => mf.getD1Database(shard, DATABASE)));
   const started = Date.now();
   const result = await worker.scheduled({ cron: "*/5 * * * *", scheduledTime: new Date(started) });
   if (result.outcome !== "ok" || !run) throw new Error(`the scheduled handler failed (${result.outcome})`);
@@ -121,11 +124,15 @@ try {
   // delivered, failed for good, or given a later attempt. A busy database is asked again.
   const waiting = async () => {
     try {
-      const row = await database
-        .prepare("SELECT COUNT(*) AS n FROM events WHERE status = 'PENDING' AND next_attempt_at BETWEEN ? AND ?")
-        .bind(started, Date.now())
-        .first<{ n: number }>();
-      return row?.n ?? 0;
+      let n = 0;
+      for (const database of databases) {
+        const row = await database
+          .prepare("SELECT COUNT(*) AS n FROM events WHERE status = 'PENDING' AND next_attempt_at BETWEEN ? AND ?")
+          .bind(started, Date.now())
+          .first<{ n: number }>();
+        n += row?.n ?? 0;
+      }
+      return n;
     } catch (error) {
       if (BUSY.test(String(error))) return Number.POSITIVE_INFINITY;
       throw error;
@@ -138,7 +145,7 @@ try {
 
   const { deadlines, notificationsWoken, tokensForgotten, documentsMoved, filesCollected, archived } = run;
   summary = [
-    `cron: one run of the scheduled handler on the local database in ${persistTo}`,
+    `cron: one run of the scheduled handler on the local databases (${shardBindings().join(", ")}) in ${persistTo}`,
     `  deadlines applied (lapses, reminders, reviews settled): ${deadlines.applied}${deadlines.more ? "; more are due: run it again" : ""}`,
     `  overdue notifications woken: ${notificationsWoken}`,
     `  expired access-token records forgotten: ${tokensForgotten}`,

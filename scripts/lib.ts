@@ -49,22 +49,64 @@ export function wrangler(args: string[], options: { quiet?: boolean } = {}): str
 }
 
 /**
- * Applies the migrations to the local database (wrangler's default state, or `persistTo`), unless it
- * already has every one: a list of the applied files kept beside the database (deleting the state
- * deletes it too). Applying nothing still starts a local runtime on the database: seconds of work, and
+ * The D1 bindings of the shards as wrangler.toml declares them, in order: `DB` (the directory and
+ * shard 0), then `SHARD_1`, `SHARD_2`, … (src/db/shards.ts). The binding of shard n is the n-th.
+ */
+export function shardBindings(): string[] {
+  const toml = readFileSync("wrangler.toml", "utf8");
+  const bindings = toml
+    .split(/^\[\[/m)
+    .filter((section) => section.startsWith("d1_databases]]"))
+    .map((section) => /^binding\s*=\s*"([^"]+)"/m.exec(section)?.[1]);
+  const expected = bindings.map((_, n) => (n === 0 ? "DB" : `SHARD_${n}`));
+  if (bindings.join() !== expected.join()) {
+    throw new Error(
+      `wrangler.toml: the D1 bindings must be DB, SHARD_1, SHARD_2, … in order, not ${bindings.join(", ")}`,
+    );
+  }
+  return expected;
+}
+
+/** The D1 binding of shard `shard`, checked against wrangler.toml. */
+export function shardBinding(shard: number): string {
+  const binding = shardBindings()[shard];
+  if (!binding)
+    throw new Error(`shard ${shard} is not bound: wrangler.toml binds shards 0 to ${shardBindings().length - 1}`);
+  return binding;
+}
+
+/**
+ * Applies the migrations to every shard (`npm run migrate`): the deployed databases with `remote`,
+ * else the local ones (wrangler's default state, or `persistTo`). Locally, unless they already have
+ * every one: a list of the applied files and shards kept beside the databases (deleting the state
+ * deletes it too). Applying nothing still starts a local runtime on a database: seconds of work, and
  * one more holder of its lock beside a running server.
  */
-export function applyLocalMigrations(options: { quiet?: boolean; persistTo?: string } = {}): void {
-  const where = options.persistTo ? ["--persist-to", options.persistTo] : [];
+export function applyMigrations(
+  options: { quiet?: boolean; persistTo?: string | undefined; remote?: boolean } = {},
+): void {
+  if (options.remote && options.persistTo) throw new Error("--persist-to names a local database: not with --remote");
+  const where = options.remote
+    ? ["--remote"]
+    : ["--local", ...(options.persistTo ? ["--persist-to", options.persistTo] : [])];
   const applied = path.join(options.persistTo ?? ".wrangler/state", "v3/d1/applied-migrations.txt");
-  const files = `${readdirSync("migrations")
-    .filter((f) => f.endsWith(".sql"))
-    .sort()
-    .join("\n")}\n`;
-  if (existsSync(applied) && readFileSync(applied, "utf8") === files) return;
-  wrangler(["d1", "migrations", "apply", "DB", "--local", ...where], options);
+  const bindings = shardBindings();
+  const files = `${[
+    ...bindings,
+    ...readdirSync("migrations")
+      .filter((f) => f.endsWith(".sql"))
+      .sort(),
+  ].join("\n")}\n`;
+  if (!options.remote && existsSync(applied) && readFileSync(applied, "utf8") === files) return;
+  for (const binding of bindings) wrangler(["d1", "migrations", "apply", binding, ...where], options);
+  if (options.remote) return;
   mkdirSync(path.dirname(applied), { recursive: true });
   writeFileSync(applied, files);
+}
+
+/** The local databases' migrations (applyMigrations), for the commands that work on them. */
+export function applyLocalMigrations(options: { quiet?: boolean; persistTo?: string | undefined } = {}): void {
+  applyMigrations(options);
 }
 
 /**
@@ -132,16 +174,17 @@ export function checkUsername(username: string): void {
 }
 
 /**
- * SQL that inserts the partner with the id given, unless its user name is taken (or, with `replace`,
- * resets an existing one's secrets). Every value is either validated against USERNAME or produced by
- * our own encoders (base64url, ULID), so it is safe to inline into the statement that
- * `wrangler d1 execute` runs. Run twice, it changes nothing more.
+ * SQL that inserts the partner with the id given, the whole row as its shard keeps it (src/db/shards.ts),
+ * unless its user name is taken (or, with `replace`, resets an existing one's secrets). Every value is
+ * either validated against USERNAME or produced by our own encoders (base64url, ULID), so it is safe to
+ * inline into the statement that `wrangler d1 execute` runs. Run twice, it changes nothing more.
  */
 export async function partnerSql(
   credentials: Credentials,
   pepper: string,
   replace: boolean,
   id: string = newId(),
+  shard = 0,
 ): Promise<string> {
   checkUsername(credentials.username);
   const passwordHash = await hashPassword(credentials.password, pepper);
@@ -155,14 +198,66 @@ export async function partnerSql(
     apiKeyCiphertext,
     signingSecretCiphertext,
   ].map((v) => `'${v}'`);
-  return `INSERT INTO partners (id, username, display_name, password_hash, api_key_ciphertext, signing_secret_ciphertext, created_at)
-VALUES (${values.join(", ")}, ${Date.now()}) ON CONFLICT (username) ${
+  return `INSERT INTO partners (id, username, display_name, password_hash, api_key_ciphertext, signing_secret_ciphertext, shard, created_at)
+VALUES (${values.join(", ")}, ${shard}, ${Date.now()}) ON CONFLICT (username) ${
     replace
       ? `DO UPDATE SET password_hash = excluded.password_hash, api_key_ciphertext = excluded.api_key_ciphertext,
   signing_secret_ciphertext = excluded.signing_secret_ciphertext, previous_signing_secret_ciphertext = NULL,
   previous_signing_secret_expires_at = NULL, older_signing_secret_ciphertext = NULL, older_signing_secret_expires_at = NULL`
       : "DO NOTHING"
   };`;
+}
+
+/**
+ * The directory's row of a partner of shard `shard` > 0: what logging in reads (its user name, password
+ * hash and shard), and none of its secrets, which only its shard's row holds (an empty API key: the
+ * column is NOT NULL). As partnerSql, safe to inline and idempotent; `replace` resets the password.
+ */
+export async function directorySql(
+  credentials: Pick<Credentials, "username" | "password">,
+  pepper: string,
+  replace: boolean,
+  id: string,
+  shard: number,
+): Promise<string> {
+  checkUsername(credentials.username);
+  const passwordHash = await hashPassword(credentials.password, pepper);
+  return `INSERT INTO partners (id, username, display_name, password_hash, api_key_ciphertext, shard, created_at)
+VALUES ('${id}', '${credentials.username}', '${credentials.username}', '${passwordHash}', '', ${shard}, ${Date.now()})
+ON CONFLICT (username) ${replace ? "DO UPDATE SET password_hash = excluded.password_hash" : "DO NOTHING"};`;
+}
+
+/**
+ * The statements that write a partner on shard `shard`, each with the binding it runs on: for shard 0
+ * its one row in `DB`; for another, its identity in the directory (first: it holds the user name) and
+ * its whole row on its shard. As partnerSql, safe to inline and idempotent.
+ */
+export async function partnerStatements(
+  credentials: Credentials,
+  pepper: string,
+  replace: boolean,
+  id: string,
+  shard: number,
+): Promise<{ binding: string; sql: string }[]> {
+  const whole = { binding: shardBinding(shard), sql: await partnerSql(credentials, pepper, replace, id, shard) };
+  if (shard === 0) return [whole];
+  return [{ binding: "DB", sql: await directorySql(credentials, pepper, replace, id, shard) }, whole];
+}
+
+/**
+ * Partners per shard before placement passes it by (PARTNERS_PER_SHARD in the environment overrides):
+ * a shard's rows grow with its partners' orders (docs/scaling.md), so the operator watches its size
+ * and adds the next shard well before this, or sets it lower.
+ */
+export const PARTNERS_PER_SHARD = 1000;
+
+/**
+ * Where a new partner goes: the newest shard with headroom (fewer partners than `cap`), counting down
+ * from the highest-numbered bound shard; `counts[n]` is shard n's partners. Null when all are full.
+ */
+export function placeShard(counts: readonly number[], cap: number): number | null {
+  for (let shard = counts.length - 1; shard >= 0; shard--) if (counts[shard]! < cap) return shard;
+  return null;
 }
 
 /** A loopback port nobody listens on now, as the system hands it out (for the scripts' own servers). */
@@ -184,11 +279,47 @@ export interface Database {
  * The rows each statement of `sql` answered, run by `wrangler d1 execute` on the database. Every value
  * inlined into `sql` must be the caller's own or checked (user names: checkUsername; numbers).
  */
-export function d1Rows<T>(sql: string, database: Database): T[][] {
+export function d1Rows<T>(sql: string, database: Database, binding = "DB"): T[][] {
   if (database.remote && database.persistTo) throw new Error("--persist-to names a local database: not with --remote");
   const where = database.remote
     ? ["--remote"]
     : ["--local", ...(database.persistTo ? ["--persist-to", database.persistTo] : [])];
-  const out = wrangler(["d1", "execute", "DB", ...where, "--json", "--command", sql], { quiet: true });
+  const out = wrangler(["d1", "execute", binding, ...where, "--json", "--command", sql], { quiet: true });
   return (JSON.parse(out) as { results: T[] }[]).map((statement) => statement.results);
+}
+
+/**
+ * The D1 binding of the partner's shard, as the directory says (src/db/shards.ts): where an operator's
+ * command on the partner's data runs. Throws for an unknown user name.
+ */
+export function partnerBinding(username: string, database: Database): string {
+  checkUsername(username);
+  const [row] =
+    d1Rows<{ shard: number }>(`SELECT shard FROM partners WHERE username = '${username}';`, database)[0] ?? [];
+  if (!row) throw new Error(`no partner "${username}"`);
+  return shardBinding(row.shard);
+}
+
+/**
+ * The shard a new partner goes to: `requested` (the operator's `--shard N`), else the newest shard with
+ * headroom (placeShard), from the directory's count of partners per shard.
+ */
+export function newPartnerShard(database: Database, requested?: string): number {
+  const bound = shardBindings().length;
+  if (requested !== undefined) {
+    const shard = Number(requested);
+    if (!/^\d+$/.test(requested) || shard >= bound)
+      throw new Error(`--shard: one of 0 to ${bound - 1} (wrangler.toml)`);
+    return shard;
+  }
+  const counts = new Array<number>(bound).fill(0);
+  const rows = d1Rows<{ shard: number; partners: number }>(
+    "SELECT shard, COUNT(*) AS partners FROM partners GROUP BY shard;",
+    database,
+  )[0];
+  for (const row of rows ?? []) if (row.shard < bound) counts[row.shard] = row.partners;
+  const cap = Number(process.env.PARTNERS_PER_SHARD ?? PARTNERS_PER_SHARD);
+  const shard = placeShard(counts, cap);
+  if (shard === null) throw new Error(`every shard has ${cap} partners: add one (docs/operations.md, "Shards")`);
+  return shard;
 }

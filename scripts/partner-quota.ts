@@ -9,7 +9,7 @@
  * audit log holds, counted against the quota too; `quotaBytes` null: the default applies).
  */
 import { parseArgs } from "node:util";
-import { checkUsername, wrangler } from "./lib";
+import { checkUsername, partnerBinding, wrangler } from "./lib";
 
 const UNITS: Record<string, number> = {
   "": 1,
@@ -51,7 +51,9 @@ try {
     quota === undefined
       ? `SELECT stored_bytes AS storedBytes, audit_bytes AS auditBytes, storage_quota_bytes AS quotaBytes FROM partners ${where};`
       : `UPDATE partners SET storage_quota_bytes = ${quota} ${where} RETURNING stored_bytes AS storedBytes, audit_bytes AS auditBytes, storage_quota_bytes AS quotaBytes;`;
-  const out = wrangler(["d1", "execute", "DB", values.remote ? "--remote" : "--local", "--json", "--command", sql], {
+  // The usage and quota are the shard's row's (src/db/shards.ts).
+  const binding = partnerBinding(values.username, { remote: values.remote });
+  const out = wrangler(["d1", "execute", binding, values.remote ? "--remote" : "--local", "--json", "--command", sql], {
     quiet: true,
   });
   const [row] =

@@ -13,7 +13,7 @@
 import { parseArgs } from "node:util";
 import { newSigningSecret, sealSecret } from "../src/auth/crypto";
 import { planRotation, type SigningSecrets, type StoredSecrets, signingSecrets } from "../src/domain/signing-secrets";
-import { checkUsername, ensureDevVars, wrangler } from "./lib";
+import { checkUsername, ensureDevVars, partnerBinding, wrangler } from "./lib";
 
 const OVERLAP_MS = 24 * 3600 * 1000;
 
@@ -27,9 +27,11 @@ const { values } = parseArgs({
   },
 });
 
-/** Runs one statement on the database and answers its rows. */
+/** Runs one statement on the partner's shard (src/db/shards.ts: its secrets are there) and answers its rows. */
+let binding: string | undefined;
 function query<T>(sql: string): T[] {
-  const out = wrangler(["d1", "execute", "DB", values.remote ? "--remote" : "--local", "--json", "--command", sql], {
+  binding ??= partnerBinding(values.username!, { remote: values.remote });
+  const out = wrangler(["d1", "execute", binding, values.remote ? "--remote" : "--local", "--json", "--command", sql], {
     quiet: true,
   });
   return ((JSON.parse(out) as { results: T[] }[])[0]?.results ?? []) as T[];

@@ -13,7 +13,7 @@ import { parseArgs } from "node:util";
 import { type TermsRow, termsOf, termsRow } from "../src/db/partner-terms";
 import { planTermsChange, type SettlesOn } from "../src/domain/partner-terms";
 import { isWireProfile, WIRE_PROFILES, type WireProfile } from "../src/domain/wire-profile";
-import { checkUsername, d1Rows } from "./lib";
+import { checkUsername, d1Rows, partnerBinding } from "./lib";
 
 const USAGE = `usage: npm run partner:terms -- --username NAME [--settles-on SENT|DELIVERED] [--fee-deferred-payment BP] [--fee-pay-in-three BP] [--fee-vat-rate PERCENT] [--wire-profile ${WIRE_PROFILES.join("|")}] [--remote | --persist-to DIR]`;
 
@@ -45,7 +45,9 @@ try {
   if (profile !== undefined && !isWireProfile(profile)) throw new Error(`--wire-profile: not a profile: ${profile}`);
   const database = { remote: values.remote, persistTo: values["persist-to"] };
   const where = `WHERE username = '${values.username}'`;
-  const [current] = d1Rows<Row>(`SELECT ${COLUMNS} FROM partners ${where};`, database)[0] ?? [];
+  // The terms are the shard's row's (src/db/shards.ts); the wire profile is the directory's too, for logins.
+  const binding = partnerBinding(values.username, database);
+  const [current] = d1Rows<Row>(`SELECT ${COLUMNS} FROM partners ${where};`, database, binding)[0] ?? [];
   if (!current) throw new Error(`no partner "${values.username}"`);
   const changed = planTermsChange(termsOf(current), {
     settlesOn: values["settles-on"] as SettlesOn | undefined,
@@ -63,7 +65,11 @@ try {
        fee_bp_pay_in_three = ${row.feeBasisPointsPayInThree}, fee_vat_rate = ${row.feeVatRate},
        wire_profile = '${profile ?? current.wireProfile}' ${where} RETURNING ${COLUMNS};`,
     database,
+    binding,
   ) as [[Row]];
+  if (binding !== "DB" && profile !== undefined) {
+    d1Rows(`UPDATE partners SET wire_profile = '${profile}' ${where};`, database);
+  }
   console.log(JSON.stringify({ username: values.username, ...termsOf(written), wireProfile: written.wireProfile }));
 } catch (error) {
   console.error(error instanceof Error ? error.message : String(error));

@@ -6,18 +6,23 @@
  */
 import { parseArgs } from "node:util";
 import Papa from "papaparse";
-import { d1Rows } from "./lib";
+import { d1Rows, shardBindings } from "./lib";
 
 const { values } = parseArgs({
   options: { remote: { type: "boolean", default: false }, "persist-to": { type: "string" } },
 });
 
 try {
-  const rows = d1Rows<Record<string, string | number>>(
-    `SELECT p.reference, pa.username AS partner, p.currency, p.net AS amount, p.entries, p.period_end AS periodEnd, p.id AS payoutId
+  // Every shard's (src/db/shards.ts), a shard after the other.
+  const rows = shardBindings().flatMap(
+    (binding) =>
+      d1Rows<Record<string, string | number>>(
+        `SELECT p.reference, pa.username AS partner, p.currency, p.net AS amount, p.entries, p.period_end AS periodEnd, p.id AS payoutId
      FROM payouts p JOIN partners pa ON pa.id = p.partner_id WHERE p.status = 'PENDING' ORDER BY p.created_at, p.id;`,
-    { remote: values.remote, persistTo: values["persist-to"] },
-  )[0]!;
+        { remote: values.remote, persistTo: values["persist-to"] },
+        binding,
+      )[0]!,
+  );
   const data = rows.map(
     (row): Record<string, string | number> => ({
       ...row,

@@ -10,7 +10,7 @@ import { parseArgs } from "node:util";
 import { MARK_PAYOUT } from "../src/db/payout-mark";
 import { isPayoutReference } from "../src/domain/payout-reference";
 import { type Payout, type PayoutStatus, planPayoutMark } from "../src/domain/payouts";
-import { d1Rows } from "./lib";
+import { d1Rows, shardBindings } from "./lib";
 
 const USAGE = "usage: npm run payouts:mark -- --reference REFERENCE --status PAID|FAILED [--remote | --persist-to DIR]";
 
@@ -44,9 +44,15 @@ try {
   if (!reference || (status !== "PAID" && status !== "FAILED")) throw new Error(USAGE);
   if (!isPayoutReference(reference)) throw new Error(`"${reference}" is not a payout reference: check its digits`);
   const database = { remote: values.remote, persistTo: values["persist-to"] };
-  // The reference is ten digits, checked: safe to inline.
-  const [row] = d1Rows<Row>(`SELECT ${COLUMNS} FROM payouts WHERE reference = '${reference}';`, database)[0] ?? [];
-  if (!row) throw new Error(`no payout ${reference}`);
+  // The reference is ten digits, checked: safe to inline. Looked for on each shard (src/db/shards.ts).
+  const found = shardBindings()
+    .map((binding) => ({
+      binding,
+      row: d1Rows<Row>(`SELECT ${COLUMNS} FROM payouts WHERE reference = '${reference}';`, database, binding)[0]?.[0],
+    }))
+    .find(({ row }) => row !== undefined);
+  if (!found?.row) throw new Error(`no payout ${reference}`);
+  const { row, binding } = found;
   const payout: Payout = { ...row, totals: { sales: 0, refunds: 0, fees: 0, feeVat: 0, net: row.net } };
   const marked = planPayoutMark(payout, status, { at: Date.now() });
   if (!marked.ok) throw new Error(`payout ${reference}: ${marked.problems[0]!.message}`);
@@ -54,7 +60,7 @@ try {
   const sql = MARK_PAYOUT.replace("?1", `'${marked.value.status}'`)
     .replace("?2", String(marked.value.paidAt ?? "NULL"))
     .replace("?3", `'${row.id}'`);
-  const [[written]] = d1Rows<Row>(`${sql} RETURNING ${COLUMNS};`, database) as [[Row | undefined]];
+  const [[written]] = d1Rows<Row>(`${sql} RETURNING ${COLUMNS};`, database, binding) as [[Row | undefined]];
   // Marked meanwhile by someone else: the statement matched no PENDING payout.
   if (!written) throw new Error(`payout ${reference} is no longer PENDING; nothing changed`);
   console.log(JSON.stringify(written));

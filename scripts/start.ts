@@ -13,7 +13,16 @@
  */
 import { spawn } from "node:child_process";
 import { createWriteStream, mkdirSync } from "node:fs";
-import { applyLocalMigrations, DEMO, ensureDevVars, LOCAL_DEV_VARS, partnerSql, wrangler } from "./lib";
+import { newId } from "../src/ids";
+import {
+  applyLocalMigrations,
+  DEMO,
+  d1Rows,
+  ensureDevVars,
+  LOCAL_DEV_VARS,
+  partnerStatements,
+  shardBindings,
+} from "./lib";
 
 const verbose = process.argv.includes("--verbose");
 const args = process.argv.slice(2).filter((a) => a !== "--verbose");
@@ -38,10 +47,18 @@ const show = (chunk: Buffer | string) => {
 
 const vars = ensureDevVars();
 applyLocalMigrations({ persistTo, quiet: !verbose });
-const where = persistTo ? ["--persist-to", persistTo] : [];
-wrangler(["d1", "execute", "DB", "--local", ...where, "--command", await partnerSql(DEMO, vars.AUTH_PEPPER!, true)], {
-  quiet: true,
-});
+// The demo partner is of the newest shard (src/db/shards.ts), so that the README's flow goes through the
+// routing; where an earlier start put it, it stays (its id and shard are the directory's).
+const database = { persistTo };
+const [known] = d1Rows<{ id: string; shard: number }>(
+  `SELECT id, shard FROM partners WHERE username = '${DEMO.username}';`,
+  database,
+)[0]!;
+const demoShard = known?.shard ?? shardBindings().length - 1;
+const demoId = known?.id ?? newId();
+for (const { binding, sql } of await partnerStatements(DEMO, vars.AUTH_PEPPER!, true, demoId, demoShard)) {
+  d1Rows(sql, database, binding);
+}
 
 const devArgs = [
   "dev",

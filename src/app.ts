@@ -26,10 +26,14 @@ import { wireOf } from "./wire";
  */
 let handles: typeof import("./db/handle") | undefined;
 
-/** Sets the request's one database handle (`c.var.db`), which every later step reads. */
+/**
+ * Sets the request's one database handle (`c.var.db`), which every later step reads: the token's
+ * partner's shard (src/db/shards.ts), else the directory's database, until a page learns whose the
+ * request is (the gateway from its link, the console from its session) and takes that shard's.
+ */
 const useDatabase = createMiddleware<HonoEnv>(async (c, next) => {
   handles ??= await import("./db/handle");
-  c.set("db", handles.databaseHandle(c.env.DB));
+  c.set("db", handles.shardHandle(c.env, c.var.session?.shard ?? 0));
   await next();
 });
 

@@ -158,9 +158,14 @@ type Variable = keyof typeof VARIABLES;
 
 export type Config = { [Name in Variable]: Exclude<ReturnType<(typeof VARIABLES)[Name]>, typeof INVALID> };
 
-/** Bindings of the Worker (wrangler.toml) and its variables, which arrive as strings. */
+/**
+ * Bindings of the Worker (wrangler.toml) and its variables, which arrive as strings. `DB` is the
+ * directory (partners, their credentials and tokens) and shard 0; `SHARD_1`, `SHARD_2`, … are the other
+ * shards, each holding its partners' applications and all that hangs on them (src/db/shards.ts).
+ */
 export type Env = {
   DB: D1Database;
+  [shard: `SHARD_${number}`]: D1Database | undefined;
   RATE_LIMITER: DurableObjectNamespace<RateLimiter>;
   ENDPOINT_MAILBOXES: DurableObjectNamespace<EndpointMailbox>;
   NOTIFICATIONS: Queue<NotificationMessage>;

@@ -8,6 +8,8 @@ export interface Session {
   tokenHash: string;
   /** The shapes the partner is answered in (src/wire), as its token was issued with. */
   wireProfile: WireProfile;
+  /** The shard holding the partner's data (src/db/shards.ts): the request's database (`db`) is its. */
+  shard: number;
 }
 
 /** What Hono's context carries: the bindings, and what the middleware learned about the request. */

@@ -11,17 +11,19 @@
  *   the files of writes that never landed deleted (src/db/document-files.ts);
  * - the archive: finished applications idle for ARCHIVE_AFTER_DAYS moved to R2 (src/db/archive.ts),
  *   judged at the cron's instant against each application's own clock (a sandbox's advance moves it).
- * Each run logs one line of what it did ("scheduled run"): what an operator reads in the logs, and what
- * `npm run cron` (scripts/cron.ts) prints locally.
+ * Every task but the tokens' runs on each shard (src/db/shards.ts), the shards side by side; the access
+ * tokens are the directory's. Each run logs one line of what it did ("scheduled run", summed over the
+ * shards): what an operator reads in the logs, and what `npm run cron` (scripts/cron.ts) prints locally.
  */
 import { type SweepRun, type SweepServices, sweepDeadlines } from "./applications/deadline-sweep";
 import { now } from "./clock";
 import { archiveAfterMs, config, deadlinePolicy, type Env } from "./config";
 import { type ArchiveRun, archiveFinished } from "./db/archive";
-import { database } from "./db/client";
+import { database, shardDatabase } from "./db/client";
 import { collectAbandonedUploads } from "./db/document-files";
 import { type MoveRun, moveDocumentsToR2 } from "./db/documents-to-r2";
 import { forgetExpiredTokens } from "./db/partners";
+import { everyShard } from "./db/shards";
 import { forgetExpiredKeys } from "./http/idempotency";
 import { errorFields, log } from "./log";
 import { publish } from "./notifications/outbox";
@@ -30,10 +32,10 @@ import { type TellingRun, tellPaidApplications } from "./settlement/paid";
 import { lastCutoff } from "./settlement/payout-cutoff";
 import { type ClosingRun, closeDuePayouts } from "./settlement/payouts";
 
-/** The services a scheduled change needs: its events go to the queue before the run ends. */
-export function scheduledServices(env: Env, pending: Promise<unknown>[]): SweepServices {
+/** The services a scheduled change on a shard needs: its events go to the queue before the run ends. */
+export function scheduledServices(env: Env, pending: Promise<unknown>[], shard = 0): SweepServices {
   const cfg = config(env);
-  const db = database(env);
+  const db = shardDatabase(env, shard);
   return {
     db,
     client: db.$client,
@@ -43,10 +45,12 @@ export function scheduledServices(env: Env, pending: Promise<unknown>[]): SweepS
     deadlines: deadlinePolicy(cfg),
     timeZone: cfg.SERVICE_TIMEZONE,
     notify: (messages) => {
-      pending.push(publish(env, messages));
+      pending.push(publish(env, shard, messages));
     },
   };
 }
+
+const sum = <T>(runs: readonly T[], count: (run: T) => number) => runs.reduce((total, run) => total + count(run), 0);
 
 export interface ScheduledRun {
   /** Applications whose due lapse, reminder or review was applied; `more` when some are left due. */
@@ -87,41 +91,62 @@ export async function runScheduled(env: Env): Promise<ScheduledRun> {
   };
   const at = now();
   const cfg = config(env);
-  const db = database(env);
+  /** A task on every shard; a failure is named with its shard (but on shard 0, named as before shards). */
+  const onEachShard = async <T>(name: string, work: (shard: number) => Promise<T>, otherwise: T): Promise<T[]> =>
+    Promise.all(
+      everyShard(env).map(({ shard }) =>
+        task(shard === 0 ? name : `${name} (shard ${shard})`, () => work(shard), otherwise),
+      ),
+    );
+  const cutoff = lastCutoff(at, cfg.PAYOUT_CUTOFF_HOUR, cfg.SERVICE_TIMEZONE);
   const [deadlines, notificationsWoken, , tokensForgotten, payouts, paid, documentsMoved, filesCollected, archived] =
     await Promise.all([
-      task("deadlines", () => sweepDeadlines(scheduledServices(env, published)), { applied: 0, more: true }),
-      task("notifications", () => sweep(env), 0),
-      task("idempotency keys", () => forgetExpiredKeys(env), undefined),
-      task("access tokens", () => forgetExpiredTokens(db, at), 0),
-      task(
+      onEachShard("deadlines", (s) => sweepDeadlines(scheduledServices(env, published, s)), { applied: 0, more: true }),
+      onEachShard("notifications", (s) => sweep(env, s), 0),
+      onEachShard("idempotency keys", (s) => forgetExpiredKeys(env, s), undefined),
+      task("access tokens", () => forgetExpiredTokens(database(env), at), 0),
+      onEachShard(
         "payouts",
-        () => closeDuePayouts(db, db.$client, lastCutoff(at, cfg.PAYOUT_CUTOFF_HOUR, cfg.SERVICE_TIMEZONE), at),
+        (s) => {
+          const db = shardDatabase(env, s);
+          return closeDuePayouts(db, db.$client, cutoff, at);
+        },
         { closed: 0, more: true },
       ),
-      task("paid applications", () => tellPaidApplications(scheduledServices(env, published), at), {
+      onEachShard("paid applications", (s) => tellPaidApplications(scheduledServices(env, published, s), at), {
         told: 0,
         more: true,
       }),
-      task("documents to R2", () => moveDocumentsToR2(db.$client, env.DOCUMENTS), { moved: 0, more: true }),
-      task("abandoned document files", () => collectAbandonedUploads(db.$client, env.DOCUMENTS, at), 0),
-      task("archive", () => archiveFinished(db.$client, env.ARCHIVE, at, archiveAfterMs(cfg)), {
-        archived: 0,
+      onEachShard("documents to R2", (s) => moveDocumentsToR2(shardDatabase(env, s).$client, env.DOCUMENTS), {
+        moved: 0,
         more: true,
       }),
+      onEachShard(
+        "abandoned document files",
+        (s) => collectAbandonedUploads(shardDatabase(env, s).$client, env.DOCUMENTS, at),
+        0,
+      ),
+      onEachShard(
+        "archive",
+        (s) => archiveFinished(shardDatabase(env, s).$client, env.ARCHIVE, at, archiveAfterMs(cfg)),
+        {
+          archived: 0,
+          more: true,
+        },
+      ),
     ]);
-  await Promise.all(published);
   const run = {
-    deadlines,
-    notificationsWoken,
+    deadlines: { applied: sum(deadlines, (r) => r.applied), more: deadlines.some((r) => r.more) },
+    notificationsWoken: sum(notificationsWoken, (n) => n),
     tokensForgotten,
-    payouts,
-    paid,
-    documentsMoved,
-    filesCollected,
-    archived,
+    payouts: { closed: sum(payouts, (r) => r.closed), more: payouts.some((r) => r.more) },
+    paid: { told: sum(paid, (r) => r.told), more: paid.some((r) => r.more) },
+    documentsMoved: { moved: sum(documentsMoved, (r) => r.moved), more: documentsMoved.some((r) => r.more) },
+    filesCollected: sum(filesCollected, (n) => n),
+    archived: { archived: sum(archived, (r) => r.archived), more: archived.some((r) => r.more) },
     failed,
   };
+  await Promise.all(published);
   log(failed.length > 0 ? "error" : "info", "scheduled run", run);
   return run;
 }

@@ -4,7 +4,6 @@
  * with and without a token. Whatever the shape, the answer is never a 5xx, never larger than 64 KB,
  * and a refusal changes nothing the partner owns.
  */
-import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { openApiDocument } from "../build/document";
@@ -12,6 +11,7 @@ import { MAX_DEPTH } from "../src/http/json-body";
 import { call, signIn } from "./support/api";
 import { applicationRequest, createApplication, forceState } from "./support/factories";
 import { hiddenFields, openGateway, postGateway } from "./support/gateway";
+import { dbOf, dbOfApplication } from "./support/shards";
 
 const MAX_ANSWER_BYTES = 64 * 1024;
 
@@ -98,8 +98,9 @@ const shapes: fc.Arbitrary<{ name: string; make: Shape }> = fc.oneof(
 
 /** What the partner owns, in numbers: a refusal must leave every one of them as it was. */
 async function holdings(partnerId: string) {
-  return env.DB.prepare(
-    `SELECT
+  return (await dbOf(partnerId))
+    .prepare(
+      `SELECT
        (SELECT COUNT(*) FROM applications WHERE partner_id = ?1) AS applications,
        (SELECT COALESCE(SUM(version), 0) FROM applications WHERE partner_id = ?1) AS versions,
        (SELECT COUNT(*) FROM events WHERE partner_id = ?1) AS events,
@@ -107,7 +108,7 @@ async function holdings(partnerId: string) {
        (SELECT COUNT(*) FROM refunds r JOIN applications a ON a.id = r.application_id WHERE a.partner_id = ?1) AS refunds,
        (SELECT COUNT(*) FROM documents d JOIN applications a ON a.id = d.application_id WHERE a.partner_id = ?1) AS documents,
        (SELECT signing_secret_ciphertext FROM partners WHERE id = ?1) AS secret`,
-  )
+    )
     .bind(partnerId)
     .first();
 }
@@ -167,7 +168,10 @@ describe("every route under hostile input", () => {
           const res = await postGateway(app.gatewayRedirectUrl, { ...shown, ...(fields as Record<string, string>) });
           expect(res.status).toBeLessThan(500);
           expect(await answerSize(res)).toBeLessThanOrEqual(MAX_ANSWER_BYTES);
-          const stored = await env.DB.prepare("SELECT state FROM applications WHERE id = ?").bind(app.id).first();
+          const stored = await (await dbOfApplication(app.id))
+            .prepare("SELECT state FROM applications WHERE id = ?")
+            .bind(app.id)
+            .first();
           expect(stored).toEqual({ state: "PROCESSING" });
         },
       ),

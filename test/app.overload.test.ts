@@ -11,7 +11,7 @@ describe("transient failures of D1 and Durable Objects", () => {
     const { token } = await signIn();
     const { id } = await createApplication(token);
     const d1 = faultyD1(attempts - 1, PLATFORM_ERRORS.connectionLost);
-    const res = await call("GET", `/financing/v1/applications/${id}`, { token, vars: { DB: d1.DB } });
+    const res = await call("GET", `/financing/v1/applications/${id}`, { token, vars: d1.vars });
     expect(res.status).toBe(200);
     expect((await json(res)).id).toBe(id);
     expect(d1.state.executions).toBe(attempts);
@@ -20,7 +20,7 @@ describe("transient failures of D1 and Durable Objects", () => {
   it("a read that keeps failing is 503 with Retry-After and the envelope, after a bounded number of attempts", async () => {
     const { token } = await signIn();
     const d1 = faultyD1(100, PLATFORM_ERRORS.databaseReset);
-    const res = await call("GET", "/financing/v1/applications", { token, vars: { DB: d1.DB } });
+    const res = await call("GET", "/financing/v1/applications", { token, vars: d1.vars });
     expect(res.status).toBe(503);
     expect(res.headers.get("Retry-After")).toBe("1");
     expect(await json(res)).toMatchObject({ error: "service_unavailable", requestId: expect.any(String) });
@@ -33,7 +33,7 @@ describe("transient failures of D1 and Durable Objects", () => {
     const res = await call("POST", "/financing/v1/applications", {
       token,
       body: applicationRequest(),
-      vars: { DB: d1.DB },
+      vars: d1.vars,
     });
     expect(res.status).toBe(503);
     expect(res.headers.get("Retry-After")).toBe("1");
@@ -46,7 +46,7 @@ describe("transient failures of D1 and Durable Objects", () => {
     const d1 = faultyD1(1, PLATFORM_ERRORS.notTransient);
     const res = await call("GET", "/financing/v1/applications/01J000000000000000000000000", {
       token,
-      vars: { DB: d1.DB },
+      vars: d1.vars,
     });
     expect(res.status).toBe(500);
     expect(d1.state.executions).toBe(1);
@@ -67,7 +67,7 @@ describe("transient failures of D1 and Durable Objects", () => {
     const { token } = await signIn();
     const { id } = await createApplication(token);
     const d1 = faultyD1(0, PLATFORM_ERRORS.connectionLost);
-    const vars = { DB: d1.DB, RATE_LIMITER: faultyObjects("hit", PLATFORM_ERRORS.objectOverloaded) };
+    const vars = { ...d1.vars, RATE_LIMITER: faultyObjects("hit", PLATFORM_ERRORS.objectOverloaded) };
     const res = await call("GET", `/financing/v1/applications/${id}`, { token, vars });
     expect(res.status).toBe(503);
     expect(res.headers.get("Retry-After")).toBe("5");
@@ -83,7 +83,7 @@ describe("transient failures of D1 and Durable Objects", () => {
     const { token } = await signIn();
     const { gatewayRedirectUrl } = await createApplication(token);
     const d1 = faultyD1(100, PLATFORM_ERRORS.connectionLost);
-    const res = await call("GET", gatewayRedirectUrl, { vars: { DB: d1.DB } });
+    const res = await call("GET", gatewayRedirectUrl, { vars: d1.vars });
     expect(res.status).toBe(503);
     expect(res.headers.get("Retry-After")).toBe("1");
     expect(res.headers.get("Content-Type")).toMatch(/^text\/html/);

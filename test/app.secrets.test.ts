@@ -7,17 +7,21 @@ import { createApplication } from "./support/factories";
 import { submitGateway } from "./support/gateway";
 import { partnerEndpoint, QUEUE, runBatch } from "./support/notifications";
 import { app, put } from "./support/orders";
+import { dbOfApplication, shardDatabases } from "./support/shards";
 
-/** Every row of every table of the D1 database, as text. */
+/** Every row of every table of every shard's D1 database (the directory's too), as text. */
 async function everyRow(): Promise<string> {
-  const tables = await env.DB.prepare(
-    "SELECT name FROM sqlite_master WHERE type = 'table' AND substr(name, 1, 7) <> 'sqlite_' AND substr(name, 1, 4) <> '_cf_' AND substr(name, 1, 3) <> 'd1_'",
-  ).all<{ name: string }>();
-  const rows = await Promise.all(
-    tables.results.map(async ({ name }) =>
-      JSON.stringify((await env.DB.prepare(`SELECT * FROM "${name}"`).all()).results),
-    ),
-  );
+  const rows: string[] = [];
+  for (const db of shardDatabases()) {
+    const tables = await db
+      .prepare(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND substr(name, 1, 7) <> 'sqlite_' AND substr(name, 1, 4) <> '_cf_' AND substr(name, 1, 3) <> 'd1_'",
+      )
+      .all<{ name: string }>();
+    for (const { name } of tables.results) {
+      rows.push(JSON.stringify((await db.prepare(`SELECT * FROM "${name}"`).all()).results));
+    }
+  }
   return rows.join("\n");
 }
 
@@ -65,7 +69,8 @@ describe("secrets at rest and in logs", () => {
       headers: { "Idempotency-Key": "rotate-1" },
     });
     const { secret: newSecret } = await json<{ secret: string }>(rotated);
-    const events = await env.DB.prepare("SELECT id FROM events WHERE application_id = ?")
+    const events = await (await dbOfApplication(created.id))
+      .prepare("SELECT id FROM events WHERE application_id = ?")
       .bind(created.id)
       .all<{ id: string }>();
     partnerEndpoint(() => new Response(null, { status: 500 }));

@@ -39,7 +39,7 @@ describe("a busy database, met by a request", () => {
     const { token } = await signIn();
     const { id } = await createApplication(token);
     const d1 = faultyD1(attempts - 1, PLATFORM_ERRORS.databaseBusyLocally);
-    const res = await call("GET", "/financing/v1/applications?limit=1", { token, vars: { DB: d1.DB } });
+    const res = await call("GET", "/financing/v1/applications?limit=1", { token, vars: d1.vars });
     expect(res.status).toBe(200);
     expect((await json<{ data: { id: string }[] }>(res)).data[0]?.id).toBe(id);
     expect(d1.state.executions).toBe(attempts);
@@ -49,7 +49,7 @@ describe("a busy database, met by a request", () => {
     const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
     const { token } = await signIn();
     const d1 = faultyD1(100, PLATFORM_ERRORS.databaseBusy);
-    const res = await call("GET", "/financing/v1/applications?limit=1", { token, vars: { DB: d1.DB } });
+    const res = await call("GET", "/financing/v1/applications?limit=1", { token, vars: d1.vars });
     expect(res.status).toBe(503);
     expect(res.headers.get("Retry-After")).toBe("1");
     const body = await json(res);

@@ -25,7 +25,7 @@ export function changeServices(c: Context<HonoEnv>, audit?: (plan: Plan) => Audi
     storageQuota: c.var.config.STORAGE_QUOTA_BYTES,
     deadlines: deadlinePolicy(c.var.config),
     timeZone: c.var.config.SERVICE_TIMEZONE,
-    notify: (messages) => c.executionCtx.waitUntil(publish(c.env, messages)),
+    notify: (messages) => c.executionCtx.waitUntil(publish(c.env, c.var.db.shard, messages)),
   };
 }
 

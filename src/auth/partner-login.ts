@@ -14,7 +14,7 @@ export const MAX_USERNAME_LENGTH = 200;
 export const MAX_PASSWORD_LENGTH = 1024;
 
 export type LoginCheck =
-  | { outcome: "valid"; partnerId: string; wireProfile: WireProfile }
+  | { outcome: "valid"; partnerId: string; wireProfile: WireProfile; shard: number }
   | { outcome: "wrong" }
   /** Too many failed attempts for the user name or the address: refused before any password check. */
   | { outcome: "throttled"; retryAfter: number };
@@ -56,5 +56,5 @@ export async function checkLogin(
   const valid = await verifyPassword(attempt.password, partner?.passwordHash ?? DECOY_PASSWORD_HASH, cfg.AUTH_PEPPER);
   if (!partner || !valid) return { outcome: "wrong" };
   await release();
-  return { outcome: "valid", partnerId: partner.id, wireProfile: partner.wireProfile };
+  return { outcome: "valid", partnerId: partner.id, wireProfile: partner.wireProfile, shard: partner.shard };
 }

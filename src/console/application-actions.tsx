@@ -115,7 +115,7 @@ export const applicationActions = new Hono<HonoEnv>()
   .post(`${APPLICATION_PATH}/notifications/:eventId/resend`, async (c) => {
     const { applicationId, eventId } = c.req.param();
     return onceForForm(c, async () => {
-      const result = await resendEvent(c.env, session(c).partnerId, applicationId, eventId, now());
+      const result = await resendEvent(c.env, c.var.db, session(c).partnerId, applicationId, eventId, now());
       if (result.outcome === "not_found") return errorPage(c, "not_found");
       const limited = result.outcome === "limited" || result.outcome === "too_soon";
       await recordConsoleAction(c, {

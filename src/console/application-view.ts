@@ -86,7 +86,12 @@ export async function loadApplicationView(c: Context<HonoEnv>, applicationId: st
     current,
     money: { ...ledger, refundable: refundableAmount(ledger) },
     gatewayUrl: allows(c.get("consoleUser").role, "customerLinks")
-      ? await gatewayUrl(cfg.PUBLIC_BASE_URL ?? new URL(c.req.url).origin, cfg.AUTH_PEPPER, applicationId)
+      ? await gatewayUrl(
+          cfg.PUBLIC_BASE_URL ?? new URL(c.req.url).origin,
+          cfg.AUTH_PEPPER,
+          applicationId,
+          c.var.db.shard,
+        )
       : null,
     mayResend: allows(c.get("consoleUser").role, "resend"),
     refunds: { rows: [...refunds.value.rows].reverse(), more: refunds.value.hasMoreAfter },

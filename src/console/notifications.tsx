@@ -349,7 +349,7 @@ export const notifications = new Hono<HonoEnv>()
       return notificationsPage(c, { kind: "refused", heading }, 400);
     }
     return onceForForm(c, async () => {
-      const result = await replay(c.env, { partnerId: session(c).partnerId, status: "FAILED", from, to }, at);
+      const result = await replay(c.env, c.var.db, { partnerId: session(c).partnerId, status: "FAILED", from, to }, at);
       const range = `FAILED from ${shownTime(from, timeZone)} to ${shownTime(to, timeZone)}`;
       await recordConsoleAction(c, {
         subject: result.outcome === "too_soon" ? range : `${range}: ${result.replayed} replayed`,

@@ -36,7 +36,8 @@ const CURRENCY = /^[A-Z]{3}$/;
 
 /** A new one-time setup link: the token to show once, and what is kept of it. */
 async function newSetupLink(c: Context<HonoEnv>, at: number) {
-  const token = randomSecret(32);
+  // The link names the partner's shard, where its person is kept (src/db/shards.ts).
+  const token = `${session(c).shard}.${randomSecret(32)}`;
   const origin = c.var.config.PUBLIC_BASE_URL ?? new URL(c.req.url).origin;
   return {
     url: `${origin}/console/setup/${token}`,

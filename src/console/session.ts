@@ -22,6 +22,7 @@ import { createMiddleware } from "hono/factory";
 import type { CookieOptions } from "hono/utils/cookie";
 import { constantTimeEqual, hmacSha256Hex, randomSecret, sha256Hex } from "../auth/crypto";
 import { now } from "../clock";
+import { shardHandle } from "../db/handle";
 import { hasActiveAdmin, personById } from "../db/people";
 import { apiCredentialsOpenConsole } from "../domain/people";
 import { allows, needsRole, type Role } from "../domain/roles";
@@ -112,13 +113,14 @@ export async function signInFormValid(c: Context<HonoEnv>, form: URLSearchParams
  * Signs the partner in: any session the browser had ends, a new one with a new id begins, and the
  * sign-in form's cookie goes.
  */
-export async function openSession(c: Context<HonoEnv>, partnerId: string): Promise<void> {
+export async function openSession(c: Context<HonoEnv>, partnerId: string, shard: number): Promise<void> {
   const previous = readCookie(c, SESSION_COOKIE);
   if (previous) await sessionObject(c, await sha256Hex(previous)).endConsoleSession();
   const id = randomSecret(32);
   const at = now();
   await sessionObject(c, await sha256Hex(id)).openConsoleSession({
     partnerId,
+    shard,
     idleUntil: at + IDLE_MS,
     expiresAt: at + LIFETIME_MS,
   });
@@ -128,13 +130,17 @@ export async function openSession(c: Context<HonoEnv>, partnerId: string): Promi
 }
 
 /** Signs a person in: any session the browser had ends, a new one begins in the person's object. */
-export async function openPersonSession(c: Context<HonoEnv>, partnerId: string, personId: string): Promise<void> {
+export async function openPersonSession(
+  c: Context<HonoEnv>,
+  partner: { partnerId: string; shard: number },
+  personId: string,
+): Promise<void> {
   await endServerSession(c);
   const secret = randomSecret(32);
   const at = now();
   await personObject(c, personId).openPersonSession({
     idHash: await sha256Hex(secret),
-    partnerId,
+    ...partner,
     personId,
     startedAt: at,
     idleUntil: at + IDLE_MS,
@@ -172,11 +178,13 @@ export async function liveSession(c: Context<HonoEnv>) {
       now(),
       IDLE_MS,
     );
-    return session ? { id, idHash, partnerId: session.partnerId, personId: session.personId } : null;
+    return session
+      ? { id, idHash, partnerId: session.partnerId, shard: session.shard, personId: session.personId }
+      : null;
   }
   const idHash = await sha256Hex(id);
   const session = await sessionObject(c, idHash).useConsoleSession(now(), IDLE_MS);
-  return session ? { id, idHash, partnerId: session.partnerId, personId: null } : null;
+  return session ? { id, idHash, partnerId: session.partnerId, shard: session.shard, personId: null } : null;
 }
 
 /**
@@ -214,6 +222,8 @@ async function userOf(
  */
 export const requireConsoleSession = createMiddleware<HonoEnv>(async (c, next) => {
   const session = await liveSession(c);
+  // From here the request is the partner's: its shard's database (src/db/shards.ts).
+  if (session) c.set("db", shardHandle(c.env, session.shard));
   const user = session ? await userOf(c, session) : null;
   if (!session || !user) {
     if (session) await endSession(c);
@@ -221,7 +231,12 @@ export const requireConsoleSession = createMiddleware<HonoEnv>(async (c, next) =
     return c.redirect(SIGN_IN_PATH, 303);
   }
   // The console answers pages, never the API's wire: its profile is this API's own.
-  c.set("session", { partnerId: session.partnerId, tokenHash: session.idHash, wireProfile: "DEFAULT" });
+  c.set("session", {
+    partnerId: session.partnerId,
+    tokenHash: session.idHash,
+    wireProfile: "DEFAULT",
+    shard: session.shard,
+  });
   c.set("consoleUser", user);
   const token = await csrfTokenOf(c, "session", session.id);
   c.set("csrfToken", token);

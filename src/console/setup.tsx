@@ -12,7 +12,9 @@ import encodeQR from "qr";
 import { hashPassword, hmacSha256Hex, sealSecret, sha256Hex } from "../auth/crypto";
 import { MAX_PASSWORD_LENGTH } from "../auth/partner-login";
 import { now } from "../clock";
+import { shardHandle } from "../db/handle";
 import { completeSetup, personOfSetupLink } from "../db/people";
+import { everyShard } from "../db/shards";
 import { MIN_PASSWORD_LENGTH, passwordProblem } from "../domain/people";
 import { acceptedTotpStep, totpSecretOf, totpUri } from "../domain/totp";
 import type { HonoEnv } from "../env";
@@ -25,7 +27,8 @@ import { openPersonSession, signInFormValid, signInToken } from "./session";
 const SETUP_PATH = "/console/setup/:token";
 /** What an authenticator app shows as the code's issuer. */
 const ISSUER = "Partner console";
-const TOKEN = /^[A-Za-z0-9_-]{43}$/;
+/** `<shard>.<secret>`: the link names the shard its person is kept in (src/db/shards.ts). */
+const TOKEN = /^(\d{1,3})\.[A-Za-z0-9_-]{43}$/;
 
 /** The authenticator's secret of a setup link: HMAC(pepper, token), 20 bytes, base32. */
 async function setupSecret(pepper: string, token: string): Promise<string> {
@@ -35,8 +38,11 @@ async function setupSecret(pepper: string, token: string): Promise<string> {
 
 /** The person whose valid setup link this is, with their account name; null for any other token. */
 async function linkOf(c: Context<HonoEnv>, token: string) {
-  if (!TOKEN.test(token)) return null;
-  return personOfSetupLink(await c.var.db.orm(), await sha256Hex(token), now());
+  const shard = TOKEN.exec(token)?.[1];
+  if (shard === undefined || everyShard(c.env).length <= Number(shard)) return null;
+  c.set("db", shardHandle(c.env, Number(shard)));
+  const found = await personOfSetupLink(await c.var.db.orm(), await sha256Hex(token), now());
+  return found && { ...found, shard: Number(shard) };
 }
 
 function QrCode({ uri }: { uri: string }) {
@@ -174,6 +180,6 @@ export const setup = new Hono<HonoEnv>()
       partnerId: person.partnerId,
       outcome: "SUCCEEDED",
     });
-    await openPersonSession(c, person.partnerId, person.id);
+    await openPersonSession(c, { partnerId: person.partnerId, shard: link.shard }, person.id);
     return c.redirect("/console/applications", 303);
   });

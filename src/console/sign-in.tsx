@@ -10,6 +10,8 @@ import { type Context, Hono } from "hono";
 import { checkLogin, MAX_PASSWORD_LENGTH, MAX_USERNAME_LENGTH } from "../auth/partner-login";
 import { checkPersonSignIn } from "../auth/person-sign-in";
 import { now } from "../clock";
+import { shardHandle } from "../db/handle";
+import { partnerByUsername } from "../db/partners";
 import { hasActiveAdmin } from "../db/people";
 import {
   API_CREDENTIALS_OPEN_CONSOLE_UNTIL,
@@ -150,6 +152,8 @@ async function signInWithCredentials(c: Context<HonoEnv>, username: string, pass
   if (check.outcome === "wrong") {
     return signInPage(c, { kind: "refused", heading: "The user name or password is wrong." }, filled, 400);
   }
+  // From here the request is the partner's: its shard's database (src/db/shards.ts).
+  c.set("db", shardHandle(c.env, check.shard));
   const open = apiCredentialsOpenConsole(now(), await hasActiveAdmin(await c.var.db.orm(), check.partnerId));
   if (!open) {
     await recordConsoleAction(c, {
@@ -171,7 +175,7 @@ async function signInWithCredentials(c: Context<HonoEnv>, username: string, pass
     partnerId: check.partnerId,
     outcome: "SUCCEEDED",
   });
-  await openSession(c, check.partnerId);
+  await openSession(c, check.partnerId, check.shard);
   return c.redirect(HOME, 303);
 }
 
@@ -187,6 +191,10 @@ async function signInAsPerson(c: Context<HonoEnv>, account: string, username: st
     signInPage(c, { kind: "refused", heading: "The account, e-mail, password or code is wrong." }, filled, 400);
   if (email === null) return wrong();
   const attempt = { account, email, password, code, address: clientAddress(c) };
+  // The account's people are kept in its shard (src/db/shards.ts); an unknown account is looked for in
+  // shard 0, so that it takes the time a known one does.
+  const shard = (await partnerByUsername(await c.var.db.orm(), account))?.shard ?? 0;
+  c.set("db", shardHandle(c.env, shard));
   const check = await checkPersonSignIn(c.env, c.var.config, await c.var.db.orm(), attempt, now());
   if (check.outcome === "throttled") return throttled(c, check.retryAfter, filled);
   if (check.outcome === "wrong") {
@@ -208,7 +216,7 @@ async function signInAsPerson(c: Context<HonoEnv>, account: string, username: st
     partnerId: check.partnerId,
     outcome: "SUCCEEDED",
   });
-  await openPersonSession(c, check.partnerId, check.personId);
+  await openPersonSession(c, { partnerId: check.partnerId, shard }, check.personId);
   return c.redirect(HOME, 303);
 }
 

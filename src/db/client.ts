@@ -9,6 +9,7 @@ import { drizzle } from "drizzle-orm/d1";
 import type { Env } from "../config";
 import { routedClient } from "./routing";
 import * as schema from "./schema";
+import { shardBinding } from "./shards";
 
 export { type D1Client, withD1Session } from "./session";
 
@@ -31,5 +32,9 @@ export function drizzleOver(binding: D1Database, client: D1Database = routedClie
   return db;
 }
 
-/** Drizzle over the Worker's database, for work outside a request (the cron, the queue consumer). */
+/** Drizzle over the directory's database (`DB`, also shard 0), for work outside a request. */
 export const database = (env: Pick<Env, "DB">): Database => drizzleOver(env.DB);
+
+/** Drizzle over one shard's database (src/db/shards.ts), for work outside a request (the cron, the queue). */
+export const shardDatabase = (env: Parameters<typeof shardBinding>[0], shard: number): Database =>
+  drizzleOver(shardBinding(env, shard));

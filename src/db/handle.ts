@@ -9,9 +9,12 @@
  */
 import type { Database } from "./client";
 import { routedClient } from "./routing";
+import { type Bindings, shardBinding } from "./shards";
 
 export interface DatabaseHandle {
   readonly binding: D1Database;
+  /** Which shard the binding is (src/db/shards.ts): what the request's queue messages and links name. */
+  readonly shard: number;
   readonly client: D1Database;
   orm(): Promise<Database>;
 }
@@ -19,12 +22,13 @@ export interface DatabaseHandle {
 const handles = new WeakMap<D1Database, DatabaseHandle>();
 
 /** The handle of a D1 binding, one per binding for the life of the isolate (a test's own binding gets its own). */
-export function databaseHandle(binding: D1Database): DatabaseHandle {
+export function databaseHandle(binding: D1Database, shard = 0): DatabaseHandle {
   let handle = handles.get(binding);
   if (!handle) {
     const client = routedClient(binding);
     handle = {
       binding,
+      shard,
       client,
       orm: async () => (await import("./client")).drizzleOver(binding, client),
     };
@@ -32,3 +36,9 @@ export function databaseHandle(binding: D1Database): DatabaseHandle {
   }
   return handle;
 }
+
+/** The handle of the partner's shard (src/db/shards.ts). */
+export const shardHandle = (env: Bindings, shard: number) => databaseHandle(shardBinding(env, shard), shard);
+
+/** The handle of the directory (src/db/shards.ts): partners' identities and the access tokens. */
+export const directoryHandle = (env: Bindings) => databaseHandle(env.DB);

@@ -6,9 +6,15 @@ import type { Database } from "./client";
 import { TERMS_COLUMNS, termsOf } from "./partner-terms";
 import { accessTokens, partners } from "./schema";
 
+/** What logging in reads of a partner, in the directory (src/db/shards.ts): its password, shard and wire profile. */
 export async function partnerByUsername(db: Database, username: string) {
   const row = await db
-    .select({ id: partners.id, passwordHash: partners.passwordHash, wireProfile: partners.wireProfile })
+    .select({
+      id: partners.id,
+      passwordHash: partners.passwordHash,
+      wireProfile: partners.wireProfile,
+      shard: partners.shard,
+    })
     .from(partners)
     .where(eq(partners.username, username))
     .get();

@@ -12,8 +12,12 @@ import { requestSession } from "./session";
  * without parameters when it runs alone), and `batch` resolves the ones Drizzle passes unbound.
  */
 function routingClient(binding: D1Database): D1Database {
-  const target = () => requestSession.getStore()?.client ?? binding;
-  const reads = () => requestSession.getStore()?.reads === true;
+  const session = () => {
+    const store = requestSession.getStore();
+    return store?.binding === binding ? store : undefined;
+  };
+  const target = () => session()?.client ?? binding;
+  const reads = () => session()?.reads === true;
   class Routed {
     constructor(readonly query: string) {}
     bind(...values: unknown[]) {

@@ -36,11 +36,19 @@ const live = (t: { archiveKey: SQLiteColumn }) => sql`${t.archiveKey} IS NULL`;
 /** `('A', 'B')`: constant names of the domain, as a partial index's condition must hold them (no parameters). */
 export const sqlList = (values: readonly string[]) => sql.raw(`(${values.map((v) => `'${v}'`).join(", ")})`);
 
+/**
+ * A partner. Its row in the directory (`DB`, src/db/shards.ts) is what logging in reads: its user name,
+ * password hash, `shard` and wire profile. Its row in its shard is the whole partner, read by everything
+ * else: for a partner of shard 0 the two are one row; a partner of another shard has both, the
+ * directory's without its secrets.
+ */
 export const partners = sqliteTable(
   "partners",
   {
     id: text("id").primaryKey(),
     username: text("username").notNull().unique(),
+    /** The shard holding the partner's data (src/db/shards.ts): 0 is the directory's own database. */
+    shard: integer("shard").notNull().default(0),
     /** Shown to the customer on the gateway page. */
     displayName: text("display_name").notNull(),
     /** `pbkdf2-sha256$<iterations>$<salt b64>$<hash b64>` over HMAC(pepper, password). */

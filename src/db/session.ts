@@ -15,12 +15,19 @@ export type D1Client = D1Database | D1DatabaseSession;
  * Passing a session down explicitly would mean one Drizzle instance per request: building one walks
  * the whole schema, and prepared queries would be prepared again on every request.
  */
-export const requestSession = new AsyncLocalStorage<{ client: D1Client; reads: boolean }>();
+export const requestSession = new AsyncLocalStorage<{ binding: D1Database; client: D1Client; reads: boolean }>();
 
 /**
- * Runs `work` with every query it makes going to `session`. With `reads` (an idempotent request: GET),
- * a statement or batch that fails transiently is sent again, a bounded number of times (`retryingRead`).
+ * Runs `work` with every query it makes on `binding` going to `session` (a session is of one database:
+ * a query of another, the directory's say, goes to that database itself). With `reads` (an idempotent
+ * request: GET), a statement or batch that fails transiently is sent again, a bounded number of times
+ * (`retryingRead`).
  */
-export function withD1Session<T>(session: D1Client, work: () => Promise<T>, options = { reads: false }): Promise<T> {
-  return requestSession.run({ client: session, reads: options.reads }, work);
+export function withD1Session<T>(
+  binding: D1Database,
+  session: D1Client,
+  work: () => Promise<T>,
+  options = { reads: false },
+): Promise<T> {
+  return requestSession.run({ binding, client: session, reads: options.reads }, work);
 }

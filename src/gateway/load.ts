@@ -1,6 +1,8 @@
 import type { Context } from "hono";
-import { gatewayTokenMatches } from "../auth/gateway-token";
+import { gatewayTokenMatches, gatewayTokenShard } from "../auth/gateway-token";
 import { applicationOwner } from "../db/application-reads";
+import { shardHandle } from "../db/handle";
+import { everyShard } from "../db/shards";
 import type { HonoEnv } from "../env";
 
 /** The gateway URL (see gatewayUrl): the token is the customer's only credential. */
@@ -23,5 +25,9 @@ export async function gatewayOwner(
   token: string,
 ): Promise<GatewayOwner | null> {
   if (!(await gatewayTokenMatches(c.var.config.AUTH_PEPPER, applicationId, token))) return null;
+  // The token names the application's shard (src/auth/gateway-token.ts): the page's reads and writes go there.
+  const shard = gatewayTokenShard(token);
+  if (shard >= everyShard(c.env).length) return null;
+  c.set("db", shardHandle(c.env, shard));
   return applicationOwner(c.var.db.client, applicationId);
 }

@@ -134,8 +134,8 @@ export async function once(c: Context<HonoEnv>, key: string, body: string, next:
   return undefined;
 }
 
-/** Scheduled clean-up of keys older than 24 hours. */
-export async function forgetExpiredKeys(env: HonoEnv["Bindings"]): Promise<void> {
-  const [{ forgetKeysBefore }, { database }] = await Promise.all([keyStore(), import("../db/client")]);
-  await forgetKeysBefore(database(env), now() - IDEMPOTENCY_TTL_MS);
+/** Scheduled clean-up of a shard's keys older than 24 hours (src/db/shards.ts; the cron visits each). */
+export async function forgetExpiredKeys(env: HonoEnv["Bindings"], shard = 0): Promise<void> {
+  const [{ forgetKeysBefore }, { shardDatabase }] = await Promise.all([keyStore(), import("../db/client")]);
+  await forgetKeysBefore(shardDatabase(env, shard), now() - IDEMPOTENCY_TTL_MS);
 }

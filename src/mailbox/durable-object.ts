@@ -1,10 +1,10 @@
 import { DurableObject } from "cloudflare:workers";
 import { now } from "../clock";
 import type { Env } from "../config";
-import type { Delivery, Wanted } from "../db/events";
+import type { Wanted } from "../db/events";
 import type { Circuit } from "../domain/endpoint-circuit";
 import { errorFields, log } from "../log";
-import type { Attempted } from "../notifications/delivery";
+import type { Attempted, ShardDelivery as Delivery } from "../notifications/delivery";
 import { EARLY_MS, LEASE_MS, mailboxName } from "./client";
 
 /** An attempt of ours that failed (D1 refused its outcome) this many times in a row fails its event. */
@@ -51,6 +51,8 @@ export class EndpointMailbox extends DurableObject<Env> {
   /** The circuit as stored (undefined until read): this object is its only writer. */
   private circuit: Circuit | null | undefined;
   private alarmAt: number | null | undefined;
+  /** The shard of this mailbox's partner (src/db/shards.ts), as stored (undefined until read). */
+  private shard: number | undefined;
   /** The delivery code and the circuit's rules, loaded on first use: the Worker's entry exports this class. */
   private work!: typeof import("../notifications/delivery");
   private circuits!: typeof import("../domain/endpoint-circuit");
@@ -63,6 +65,15 @@ export class EndpointMailbox extends DurableObject<Env> {
   /** Takes claimed events and starts what is due, up to the free slots. */
   async accept(deliveries: Delivery[]): Promise<void> {
     await this.load();
+    // A mailbox is one partner's: its events are all in its shard, kept for the claims made from here.
+    const shard = deliveries[0]?.shard;
+    if (shard !== undefined && shard !== this.storedShard()) {
+      this.sql.exec(
+        `INSERT INTO home (id, shard) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET shard = excluded.shard`,
+        shard,
+      );
+      this.shard = shard;
+    }
     for (const delivery of deliveries) {
       // A newer claim of an event held here (a resend, the sweep) replaces it: it goes after the attempt in flight.
       this.sql.exec(
@@ -112,6 +123,7 @@ export class EndpointMailbox extends DurableObject<Env> {
     this.sql.exec(`CREATE INDEX IF NOT EXISTS entries_due ON entries (due, event_id)`);
     this.sql.exec(`CREATE TABLE IF NOT EXISTS circuit (id INTEGER PRIMARY KEY CHECK (id = 1),
       consecutive_failures INTEGER NOT NULL, open_until INTEGER, last_failure TEXT NOT NULL)`);
+    this.sql.exec(`CREATE TABLE IF NOT EXISTS home (id INTEGER PRIMARY KEY CHECK (id = 1), shard INTEGER NOT NULL)`);
     this.schemaReady = true;
   }
 
@@ -204,7 +216,7 @@ export class EndpointMailbox extends DurableObject<Env> {
       .toArray();
     if (!row || row.errors < MAX_ERRORS) return;
     try {
-      await this.work.failForGood(this.env, delivery.event.id);
+      await this.work.failForGood(this.env, delivery.shard, delivery.event.id);
       this.sql.exec(`DELETE FROM entries WHERE event_id = ? AND due = ?`, delivery.event.id, delivery.due);
     } catch (error) {
       log("warn", "a notification that keeps failing could not be failed; tried again", {
@@ -222,7 +234,7 @@ export class EndpointMailbox extends DurableObject<Env> {
   private async claimAndStart(wanted: Wanted[], at: number): Promise<void> {
     let deliveries: Delivery[];
     try {
-      deliveries = await this.work.claim(this.env, wanted, at);
+      deliveries = await this.work.claim(this.env, this.storedShard(), wanted, at);
     } catch (error) {
       log("warn", "a mailbox could not claim its events; tried again", {
         events: wanted.length,
@@ -255,7 +267,7 @@ export class EndpointMailbox extends DurableObject<Env> {
       if (held.toArray().length > 0) this.claimed.set(delivery.event.id, delivery);
     }
     this.pump();
-    if (elsewhere.length > 0) await this.work.handOverOrRelease(this.env, elsewhere);
+    if (elsewhere.length > 0) await this.work.handOverOrRelease(this.env, this.storedShard(), elsewhere);
   }
 
   /** Whether the delivery is this mailbox's: its partner's, to this origin. */
@@ -275,6 +287,15 @@ export class EndpointMailbox extends DurableObject<Env> {
       });
     }
     this.saveCircuit(after);
+  }
+
+  /** The partner's shard; a mailbox from before shards stored none: its partner is of shard 0. */
+  private storedShard(): number {
+    if (this.shard === undefined) {
+      this.ensureSchema();
+      this.shard = this.sql.exec<{ shard: number }>(`SELECT shard FROM home`).toArray()[0]?.shard ?? 0;
+    }
+    return this.shard;
   }
 
   private storedCircuit(): Circuit | null {

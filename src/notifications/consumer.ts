@@ -23,7 +23,8 @@ function isNotificationMessage(body: unknown): body is NotificationMessage {
     body !== null &&
     typeof message.eventId === "string" &&
     /^[0-9A-Z]{26}$/.test(message.eventId) &&
-    (message.due === undefined || Number.isSafeInteger(message.due))
+    (message.due === undefined || Number.isSafeInteger(message.due)) &&
+    (message.shard === undefined || (Number.isSafeInteger(message.shard) && message.shard >= 0))
   );
 }
 
@@ -53,7 +54,7 @@ export async function consume(batch: MessageBatch<unknown>, env: Env): Promise<v
   if (batch.queue === DEAD_LETTER_QUEUE) {
     for (const message of batch.messages) {
       try {
-        if (isNotificationMessage(message.body)) await failForGood(env, message.body.eventId);
+        if (isNotificationMessage(message.body)) await failForGood(env, message.body.shard ?? 0, message.body.eventId);
         message.ack();
       } catch (error) {
         log("warn", "notification handling failed; retrying", { messageId: message.id, ...errorFields(error) });
@@ -74,20 +75,23 @@ export async function consume(batch: MessageBatch<unknown>, env: Env): Promise<v
       message.ack();
     } else due.push(message as Message<NotificationMessage>);
   }
-  if (due.length === 0) return;
-  let refused: string[];
-  try {
-    refused = await handOverOrRelease(
-      env,
-      await claim(
+  // One claim per shard the batch's events are in (src/db/shards.ts): most batches hold one.
+  const byShard = new Map<number, Message<NotificationMessage>[]>();
+  for (const m of due) byShard.set(m.body.shard ?? 0, [...(byShard.get(m.body.shard ?? 0) ?? []), m]);
+  const refused: string[] = [];
+  for (const [shard, messages] of byShard) {
+    try {
+      const claimed = await claim(
         env,
-        due.map((m) => m.body),
+        shard,
+        messages.map((m) => m.body),
         at,
-      ),
-    );
-  } catch (error) {
-    log("warn", "notification handling failed; retrying", { messages: due.length, ...errorFields(error) });
-    refused = due.map((m) => m.body.eventId);
+      );
+      refused.push(...(await handOverOrRelease(env, shard, claimed)));
+    } catch (error) {
+      log("warn", "notification handling failed; retrying", { messages: messages.length, ...errorFields(error) });
+      refused.push(...messages.map((m) => m.body.eventId));
+    }
   }
   for (const message of due) {
     if (refused.includes(message.body.eventId)) {

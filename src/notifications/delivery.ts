@@ -8,7 +8,7 @@
 import { openSecret } from "../auth/crypto";
 import { formatDateTime, now } from "../clock";
 import { config, type Env, urlPolicy } from "../config";
-import { database } from "../db/client";
+import { shardDatabase } from "../db/client";
 import { claimDeliveries, type Delivery, failEvent, recordOutcome, releaseClaims, type Wanted } from "../db/events";
 import { type Circuit, circuitOpenError, isOpen } from "../domain/endpoint-circuit";
 import { type AfterAttempt, afterFailure, isDelivered } from "../domain/notification-schedule";
@@ -27,20 +27,28 @@ export interface Attempted {
   sent?: { httpStatus: number | null; error: string | null; finishedAt: number };
 }
 
+/** A claimed event, and the shard it was claimed in (src/db/shards.ts): its outcome is recorded there. */
+export type ShardDelivery = Delivery & { shard: number };
+
 /**
- * Claims the events wanted for their mailboxes (src/db/events.ts, `claimDeliveries`): one statement, a
- * lease of LEASE_MS, due by now (or within EARLY_MS).
+ * Claims the events wanted for their mailboxes (src/db/events.ts, `claimDeliveries`) in their shard:
+ * one statement, a lease of LEASE_MS, due by now (or within EARLY_MS).
  */
-export function claim(env: Env, wanted: readonly Wanted[], at: number): Promise<Delivery[]> {
-  return claimDeliveries(database(env), wanted, at, at + EARLY_MS, at + LEASE_MS);
+export async function claim(env: Env, shard: number, wanted: readonly Wanted[], at: number): Promise<ShardDelivery[]> {
+  const claimed = await claimDeliveries(shardDatabase(env, shard), wanted, at, at + EARLY_MS, at + LEASE_MS);
+  return claimed.map((delivery) => ({ ...delivery, shard }));
 }
 
 /**
  * Hands claimed events to their mailboxes, each mailbox's in one call, side by side. The claims of those
  * a mailbox did not take end at once, so that the next wake-up claims them; answers their ids.
  */
-export async function handOverOrRelease(env: Env, deliveries: readonly Delivery[]): Promise<string[]> {
-  const byMailbox = new Map<string, Delivery[]>();
+export async function handOverOrRelease(
+  env: Env,
+  shard: number,
+  deliveries: readonly ShardDelivery[],
+): Promise<string[]> {
+  const byMailbox = new Map<string, ShardDelivery[]>();
   for (const delivery of deliveries) {
     const name = mailboxName(delivery.event.partnerId, delivery.endpoint);
     byMailbox.set(name, [...(byMailbox.get(name) ?? []), delivery]);
@@ -57,7 +65,7 @@ export async function handOverOrRelease(env: Env, deliveries: readonly Delivery[
     }),
   );
   if (refused.length > 0) {
-    await releaseClaims(database(env), refused).catch((error) =>
+    await releaseClaims(shardDatabase(env, shard), refused).catch((error) =>
       log("warn", "claims not released; they end with their lease", { events: refused.length, ...errorFields(error) }),
     );
   }
@@ -65,8 +73,8 @@ export async function handOverOrRelease(env: Env, deliveries: readonly Delivery[
 }
 
 /** The last word on an event nothing could process (the dead-letter queue's, a mailbox's): FAILED. */
-export async function failForGood(env: Env, eventId: string): Promise<void> {
-  await failEvent(database(env), eventId, "the notification could not be processed; contact support");
+export async function failForGood(env: Env, shard: number, eventId: string): Promise<void> {
+  await failEvent(shardDatabase(env, shard), eventId, "the notification could not be processed; contact support");
   log("warn", "notification failed for good", { eventId });
 }
 
@@ -139,9 +147,14 @@ async function bodyOf({ event, wireProfile }: Delivery, timeZone: string): Promi
 }
 
 /** Attempts the delivery at `at`, given its endpoint's circuit now; answers what follows. */
-export async function attempt(env: Env, delivery: Delivery, circuit: Circuit | null, at: number): Promise<Attempted> {
+export async function attempt(
+  env: Env,
+  delivery: ShardDelivery,
+  circuit: Circuit | null,
+  at: number,
+): Promise<Attempted> {
   const cfg = config(env);
-  const db = database(env);
+  const db = shardDatabase(env, delivery.shard);
   const { event } = delivery;
   const attemptRow = { id: newId(at), eventId: event.id, attemptedAt: at };
 

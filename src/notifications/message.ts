@@ -14,4 +14,6 @@ export interface NotificationMessage {
   eventId: string;
   /** The event's `nextAttemptAt` when this wake-up was sent; absent in messages of older versions. */
   due?: number;
+  /** The shard holding the event (src/db/shards.ts); absent in messages from before shards: 0. */
+  shard?: number;
 }

@@ -5,10 +5,9 @@
  */
 import type { Env } from "../config";
 import { ownsApplication } from "../db/applications";
-import { database } from "../db/client";
 import { attemptsOf } from "../db/event-reads";
 import { type AttemptRow, anyEventMatching, type ReplaySelection, replayEvents, requeueEvent } from "../db/events";
-import { routedClient } from "../db/routing";
+import type { DatabaseHandle } from "../db/handle";
 import type { EventRow } from "../db/schema";
 import { limiter } from "../rate-limit/client";
 import { publish } from "./outbox";
@@ -42,9 +41,11 @@ export type Resent =
 /**
  * Puts one event of the partner's application back on the queue, whatever its status. Every call counts
  * against the partner's resends, one of an unknown event too (a probe costs what a resend costs).
+ * `database` is the request's: the partner's shard (src/db/shards.ts).
  */
 export async function resendEvent(
   env: Env,
+  database: DatabaseHandle,
   partnerId: string,
   applicationId: string,
   eventId: string,
@@ -52,29 +53,38 @@ export async function resendEvent(
 ): Promise<Resent> {
   const turn = await limiter(env, `resend:${partnerId}`).attempt(at, RESEND_LIMIT, RESEND_WINDOW_SECONDS);
   if (!turn.allowed) return { outcome: "limited", retryAfter: turn.retryAfter };
-  const db = database(env);
+  const db = await database.orm();
   if (!(await ownsApplication(db, partnerId, applicationId))) return { outcome: "not_found", what: "application" };
   const event = await requeueEvent(db, applicationId, eventId, at);
   if (!event) return { outcome: "not_found", what: "notification" };
   if ("tooSoonUntil" in event) return { outcome: "too_soon", retryAfter: secondsUntil(event.tooSoonUntil, at) };
   // Awaited, not deferred: a resend that did not reach the queue must not be reported as queued.
-  await env.NOTIFICATIONS.send({ eventId, due: at });
-  return { outcome: "queued", event, attempts: await attemptsOf(routedClient(env.DB), [eventId]) };
+  await env.NOTIFICATIONS.send({ eventId, due: at, shard: database.shard });
+  return { outcome: "queued", event, attempts: await attemptsOf(database.client, [eventId]) };
 }
 
 export type Replayed =
   | { outcome: "replayed"; replayed: number; more: boolean }
   | { outcome: "too_soon"; retryAfter: number };
 
-/** Puts the partner's events matching `selection` back in delivery, at most one replay a minute. */
-export async function replay(env: Env, selection: ReplaySelection, at: number): Promise<Replayed> {
+/**
+ * Puts the partner's events matching `selection` back in delivery, at most one replay a minute.
+ * `database` is the request's: the partner's shard.
+ */
+export async function replay(
+  env: Env,
+  database: DatabaseHandle,
+  selection: ReplaySelection,
+  at: number,
+): Promise<Replayed> {
   const turn = await limiter(env, `replay:${selection.partnerId}`).attempt(at, 1, REPLAY_INTERVAL_SECONDS);
   if (!turn.allowed) return { outcome: "too_soon", retryAfter: turn.retryAfter };
-  const db = database(env);
+  const db = await database.orm();
   const replayed = await replayEvents(db, selection, at, MAX_REPLAY);
   // Not deferred: events put back but never enqueued would wait for the sweep; they are due now either way.
   await publish(
     env,
+    database.shard,
     replayed.map((eventId) => ({ eventId, due: at })),
   );
   const more = replayed.length === MAX_REPLAY && (await anyEventMatching(db, selection, at));

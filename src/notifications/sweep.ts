@@ -1,6 +1,6 @@
 import { now } from "../clock";
 import type { Env } from "../config";
-import { database } from "../db/client";
+import { shardDatabase } from "../db/client";
 import { claimOverdue } from "../db/events";
 import { publish } from "./outbox";
 
@@ -19,10 +19,11 @@ const BUDGET_MS = 60_000;
  * was never enqueued or already had attempts, is made due now and woken up again, a hundred at a time,
  * until none is left (10,000 take a hundred rounds, a few seconds). An event being delivered right now
  * is left alone, and a wake-up that was merely late is dropped as stale when it arrives (its `due` no
- * longer matches), so nothing is POSTed twice. Answers how many events it woke up.
+ * longer matches), so nothing is POSTed twice. Answers how many events it woke up on the shard
+ * (src/db/shards.ts; the cron sweeps each).
  */
-export async function sweep(env: Env): Promise<number> {
-  const db = database(env);
+export async function sweep(env: Env, shard = 0): Promise<number> {
+  const db = shardDatabase(env, shard);
   const started = now();
   let woken = 0;
   while (now() - started < BUDGET_MS) {
@@ -31,6 +32,7 @@ export async function sweep(env: Env): Promise<number> {
     if (ids.length === 0) break;
     const sent = await publish(
       env,
+      shard,
       ids.map((eventId) => ({ eventId, due: at })),
     );
     // The queue is down: these events are overdue again in two minutes, for the next sweep.

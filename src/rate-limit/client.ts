@@ -26,7 +26,7 @@ function bearerToken(header: string | undefined): string | undefined {
 
 async function sessionFromDatabase(env: Env, tokenHash: string, at: number): Promise<SessionRecord | null> {
   const row = await env.DB.prepare(
-    `SELECT t.partner_id AS partnerId, t.expires_at AS expiresAt, p.wire_profile AS wireProfile
+    `SELECT t.partner_id AS partnerId, t.expires_at AS expiresAt, p.wire_profile AS wireProfile, p.shard AS shard
      FROM access_tokens t JOIN partners p ON p.id = t.partner_id
      WHERE t.token_hash = ? AND t.revoked_at IS NULL AND t.expires_at > ?`,
   )
@@ -64,8 +64,8 @@ export const rateLimitAndSession = createMiddleware<HonoEnv>(async (c, next) => 
       result = { ...unmetered(at, limit, windowSeconds), session, bookmark: null };
     }
     if (result.session) {
-      const { partnerId, wireProfile } = result.session;
-      c.set("session", { partnerId, tokenHash, wireProfile });
+      const { partnerId, wireProfile, shard } = result.session;
+      c.set("session", { partnerId, tokenHash, wireProfile, shard });
       c.set("bookmark", result.bookmark);
     } else result = undefined;
   }

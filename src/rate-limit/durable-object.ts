@@ -14,11 +14,15 @@ export interface SessionRecord {
   expiresAt: number;
   /** The partner's wire profile when the token was issued: its answers keep it until the token ends. */
   wireProfile: WireProfile;
+  /** The shard holding the partner's data (src/db/shards.ts): every request of the token goes there. */
+  shard: number;
 }
 
 /** A console sign-in (src/console/session.ts): whose it is, and when it ends. */
 export interface ConsoleSessionRecord {
   partnerId: string;
+  /** The partner's shard (src/db/shards.ts): the console's requests go there. */
+  shard: number;
   /** It ends then unless it is used before: each use moves this on, never past `expiresAt`. */
   idleUntil: number;
   /** The absolute end, however busy the session. */
@@ -33,6 +37,8 @@ export interface PersonSessionRecord {
   /** SHA-256 of the session's secret: the object never holds the secret itself. */
   idHash: string;
   partnerId: string;
+  /** The partner's shard (src/db/shards.ts): the console's requests go there. */
+  shard: number;
   personId: string;
   startedAt: number;
   /** Moves on with each use, never past `expiresAt`. */
@@ -100,7 +106,7 @@ export class RateLimiter extends DurableObject {
     );
     this.sql.exec(
       `CREATE TABLE IF NOT EXISTS session (id INTEGER PRIMARY KEY CHECK (id = 1), partner_id TEXT NOT NULL, expires_at INTEGER NOT NULL,
-       wire_profile TEXT NOT NULL DEFAULT 'DEFAULT')`,
+       wire_profile TEXT NOT NULL DEFAULT 'DEFAULT', shard INTEGER NOT NULL DEFAULT 0)`,
     );
     this.sql.exec(
       `CREATE TABLE IF NOT EXISTS attempts (id INTEGER PRIMARY KEY AUTOINCREMENT, expires_at INTEGER NOT NULL)`,
@@ -115,15 +121,23 @@ export class RateLimiter extends DurableObject {
     if (this.sessionRead) return;
     const exists =
       this.schemaReady || this.sql.exec(`SELECT 1 FROM sqlite_master WHERE name = 'session'`).toArray().length > 0;
-    // `*`: a session stored before wire profiles existed has no such column, and is answered DEFAULT. Only a
-    // new token's object opens a session, so such a table is never written again.
+    // `*`: a session stored before wire profiles (or shards) existed has no such column, and is answered
+    // DEFAULT (shard 0, where every partner was). Only a new token's object opens a session, so such a
+    // table is never written again.
     const row = exists
       ? this.sql
-          .exec<{ partner_id: string; expires_at: number; wire_profile?: WireProfile }>(`SELECT * FROM session`)
+          .exec<{ partner_id: string; expires_at: number; wire_profile?: WireProfile; shard?: number }>(
+            `SELECT * FROM session`,
+          )
           .toArray()[0]
       : undefined;
     this.session = row
-      ? { partnerId: row.partner_id, expiresAt: row.expires_at, wireProfile: row.wire_profile ?? "DEFAULT" }
+      ? {
+          partnerId: row.partner_id,
+          expiresAt: row.expires_at,
+          wireProfile: row.wire_profile ?? "DEFAULT",
+          shard: row.shard ?? 0,
+        }
       : null;
     // Objects created before bookmarks existed have no such table until their next write.
     const hasBookmarks =
@@ -197,14 +211,16 @@ export class RateLimiter extends DurableObject {
   openSession(session: SessionRecord): void {
     this.ensureSchema();
     this.sql.exec(
-      `INSERT INTO session (id, partner_id, expires_at, wire_profile) VALUES (1, ?, ?, ?)
+      `INSERT INTO session (id, partner_id, expires_at, wire_profile, shard) VALUES (1, ?, ?, ?, ?)
        ON CONFLICT (id) DO UPDATE SET partner_id = excluded.partner_id, expires_at = excluded.expires_at,
-       wire_profile = excluded.wire_profile`,
+       wire_profile = excluded.wire_profile, shard = excluded.shard`,
       session.partnerId,
       session.expiresAt,
       session.wireProfile,
+      session.shard,
     );
-    this.session = { partnerId: session.partnerId, expiresAt: session.expiresAt, wireProfile: session.wireProfile };
+    const { partnerId, expiresAt, wireProfile, shard } = session;
+    this.session = { partnerId, expiresAt, wireProfile, shard };
     this.scheduleCleanup(session.expiresAt);
   }
 
@@ -234,16 +250,17 @@ export class RateLimiter extends DurableObject {
   openConsoleSession(session: ConsoleSessionRecord): void {
     this.sql.exec(
       `CREATE TABLE IF NOT EXISTS console_session (id INTEGER PRIMARY KEY CHECK (id = 1), partner_id TEXT NOT NULL,
-       idle_until INTEGER NOT NULL, expires_at INTEGER NOT NULL)`,
+       idle_until INTEGER NOT NULL, expires_at INTEGER NOT NULL, shard INTEGER NOT NULL DEFAULT 0)`,
     );
     this.consoleTable = true;
     this.sql.exec(
-      `INSERT INTO console_session (id, partner_id, idle_until, expires_at) VALUES (1, ?, ?, ?)
+      `INSERT INTO console_session (id, partner_id, idle_until, expires_at, shard) VALUES (1, ?, ?, ?, ?)
        ON CONFLICT (id) DO UPDATE SET partner_id = excluded.partner_id, idle_until = excluded.idle_until,
-       expires_at = excluded.expires_at`,
+       expires_at = excluded.expires_at, shard = excluded.shard`,
       session.partnerId,
       session.idleUntil,
       session.expiresAt,
+      session.shard,
     );
     this.scheduleCleanup(session.idleUntil);
   }
@@ -255,9 +272,10 @@ export class RateLimiter extends DurableObject {
    */
   useConsoleSession(now: number, idleMs: number): ConsoleSessionRecord | null {
     if (!this.hasConsoleTable()) return null;
+    // `*`: a session opened before shards existed has no such column: its partner is of shard 0.
     const row = this.sql
-      .exec<{ partner_id: string; idle_until: number; expires_at: number }>(
-        `SELECT partner_id, idle_until, expires_at FROM console_session`,
+      .exec<{ partner_id: string; idle_until: number; expires_at: number; shard?: number }>(
+        `SELECT * FROM console_session`,
       )
       .toArray()[0];
     if (!row) return null;
@@ -267,7 +285,7 @@ export class RateLimiter extends DurableObject {
     }
     const idleUntil = Math.min(now + idleMs, row.expires_at);
     this.sql.exec(`UPDATE console_session SET idle_until = ?`, idleUntil);
-    return { partnerId: row.partner_id, idleUntil, expiresAt: row.expires_at };
+    return { partnerId: row.partner_id, shard: row.shard ?? 0, idleUntil, expiresAt: row.expires_at };
   }
 
   endConsoleSession(): void {
@@ -279,11 +297,20 @@ export class RateLimiter extends DurableObject {
     this.sql.exec(
       `CREATE TABLE IF NOT EXISTS person_sessions (id_hash TEXT PRIMARY KEY, partner_id TEXT NOT NULL,
        person_id TEXT NOT NULL, started_at INTEGER NOT NULL, idle_until INTEGER NOT NULL, expires_at INTEGER NOT NULL,
-       address TEXT, user_agent TEXT)`,
+       address TEXT, user_agent TEXT, shard INTEGER NOT NULL DEFAULT 0)`,
     );
+    // A person's object outlives their sessions: one made before shards has the table without the column.
+    // Sign-ins are rare enough to try adding it each time rather than keep a schema version.
+    try {
+      this.sql.exec(`ALTER TABLE person_sessions ADD COLUMN shard INTEGER NOT NULL DEFAULT 0`);
+    } catch {
+      // The column is there already.
+    }
     this.personTable = true;
     this.sql.exec(
-      `INSERT OR REPLACE INTO person_sessions VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT OR REPLACE INTO person_sessions
+       (id_hash, partner_id, person_id, started_at, idle_until, expires_at, address, user_agent, shard)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       session.idHash,
       session.partnerId,
       session.personId,
@@ -292,6 +319,7 @@ export class RateLimiter extends DurableObject {
       session.expiresAt,
       session.address,
       session.userAgent,
+      session.shard,
     );
     this.sql.exec(
       `DELETE FROM person_sessions WHERE id_hash NOT IN
@@ -340,11 +368,13 @@ export class RateLimiter extends DurableObject {
         expires_at: number;
         address: string | null;
         user_agent: string | null;
+        shard?: number;
       }>(`SELECT * FROM person_sessions ${where}`, ...bindings)
       .toArray()
       .map((row) => ({
         idHash: row.id_hash,
         partnerId: row.partner_id,
+        shard: row.shard ?? 0,
         personId: row.person_id,
         startedAt: row.started_at,
         idleUntil: row.idle_until,

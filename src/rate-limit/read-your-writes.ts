@@ -23,9 +23,10 @@ let sessions: typeof import("../db/session") | undefined;
 export const readYourWrites = createMiddleware<HonoEnv>(async (c, next) => {
   const write = c.req.method !== "GET" && c.req.method !== "HEAD";
   const known = c.get("bookmark") ?? null;
-  const d1 = c.env.DB.withSession(write ? "first-primary" : (known ?? "first-unconstrained"));
+  const { binding } = c.var.db;
+  const d1 = binding.withSession(write ? "first-primary" : (known ?? "first-unconstrained"));
   sessions ??= await import("../db/session");
-  await sessions.withD1Session(d1, next, { reads: !write });
+  await sessions.withD1Session(binding, d1, next, { reads: !write });
   const bookmark = d1.getBookmark();
   const session = c.get("session");
   if (!write || !session || !c.res.ok || bookmark === null || (known !== null && bookmark <= known)) return;

@@ -1,10 +1,10 @@
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { sha256Hex } from "../../src/auth/crypto";
 import { call, json, signIn } from "../support/api";
 import { applicationRequest, createApplication } from "../support/factories";
 import { app, approved, approvedWithTotal, put, shipped } from "../support/orders";
 import { auditRows } from "../support/people";
+import { dbOf } from "../support/shards";
 
 const ADDRESS = "203.0.113.42";
 
@@ -223,7 +223,8 @@ describe("the API's writes in the audit log", () => {
   it("counts every entry against the partner's storage quota: a log that fills it refuses what would grow", async () => {
     const { partner, token } = await signIn();
     const auditBytes = async () =>
-      (await env.DB.prepare("SELECT audit_bytes AS bytes FROM partners WHERE id = ?")
+      (await dbOf(partner)
+        .prepare("SELECT audit_bytes AS bytes FROM partners WHERE id = ?")
         .bind(partner.id)
         .first<{ bytes: number }>())!.bytes;
     const before = await auditBytes();
@@ -232,7 +233,8 @@ describe("the API's writes in the audit log", () => {
     expect(entry).toBeGreaterThan(100);
     expect(entry).toBeLessThan(1000);
     // The quota is what the rows hold and the log holds, together: nothing more may grow.
-    await env.DB.prepare("UPDATE partners SET storage_quota_bytes = stored_bytes + audit_bytes WHERE id = ?")
+    await dbOf(partner)
+      .prepare("UPDATE partners SET storage_quota_bytes = stored_bytes + audit_bytes WHERE id = ?")
       .bind(partner.id)
       .run();
     const refused = await call("POST", "/financing/v1/applications", { token, body: applicationRequest() });

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { changeApplication } from "../../src/applications/change-application";
-import { database } from "../../src/db/client";
+import { shardDatabase } from "../../src/db/client";
 import { planDeliver, planRefund } from "../../src/domain/order-operations";
 import { ApiError } from "../../src/http/errors";
 import { signIn } from "../support/api";
@@ -28,8 +28,9 @@ describe("racing operations", () => {
 });
 
 describe("changeApplication", () => {
-  const services = () => ({
-    client: database(env).$client,
+  /** The services of a change on the partner's shard (src/db/shards.ts). */
+  const services = (partner: { shard: number }) => ({
+    client: shardDatabase(env, partner.shard).$client,
     files: env.DOCUMENTS,
     archive: env.ARCHIVE,
     storageQuota: 1_000_000_000,
@@ -42,7 +43,7 @@ describe("changeApplication", () => {
     const { partner, token } = await signIn();
     const id = await shipped(token, [{ code: "BK-7" }]);
     let rounds = 0;
-    const result = await changeApplication(services(), partner.id, id, (current, ctx) => {
+    const result = await changeApplication(services(partner), partner.id, id, (current, ctx) => {
       rounds++;
       // As if another request wrote between this round's read and its write: the guard refuses it.
       (current.application as { version: number }).version = -1;
@@ -62,7 +63,7 @@ describe("changeApplication", () => {
     const { partner, token } = await signIn();
     const id = await shipped(token, [{ code: "BK-7" }]);
     const notified: unknown[] = [];
-    const withNotify = { ...services(), notify: (messages: unknown[]) => notified.push(...messages) };
+    const withNotify = { ...services(partner), notify: (messages: unknown[]) => notified.push(...messages) };
     const refund = await changeApplication(withNotify, partner.id, id, (current, ctx) =>
       planRefund(current, { totalPrice: { amount: 1, currency: "CZK" } }, ctx),
     );
@@ -79,9 +80,10 @@ describe("changeApplication", () => {
 
   it("answers not_found for another partner's application", async () => {
     const owner = await signIn();
-    const other = await signIn();
+    // On the owner's shard: refused for whose it is, not for where it is.
+    const other = await signIn({ shard: owner.partner.shard });
     const id = await approved(owner.token);
-    const result = await changeApplication(services(), other.partner.id, id, (current, ctx) =>
+    const result = await changeApplication(services(owner.partner), other.partner.id, id, (current, ctx) =>
       planRefund(current, { totalPrice: { amount: 1, currency: "CZK" } }, ctx),
     );
     expect(result).toEqual({ outcome: "not_found" });

@@ -14,6 +14,7 @@ import { call, json, login, signIn } from "../support/api";
 import { applicationRequest, countRows, createApplication } from "../support/factories";
 import { hiddenFields, openGateway, postGateway, storedDecision } from "../support/gateway";
 import { app, expect422, order, put } from "../support/orders";
+import { dbOf } from "../support/shards";
 import { application, at, confirmed, cron, DAY, events, HOUR, iso, T0, useClock } from "../support/time";
 
 useClock();
@@ -263,32 +264,35 @@ describe("the sweep", () => {
     // As the issue found it: an application whose lines are more than D1 returns as one value (2 MB),
     // planted beside the service's own checks (they refuse to build one now), due before the others.
     const { partner: careless } = await signIn();
-    const { partner, token } = await signIn();
+    // On one shard, which the sweep runs on.
+    const { partner, token } = await signIn({ shard: careless.shard });
     const created = await createApplication(token);
     const unreadable = "UNREADABLE0000000000000000";
-    await env.DB.prepare(
-      `INSERT INTO applications (id, partner_id, type, state, state_reason, agreement_terms_and_conditions, customer,
+    await dbOf(careless)
+      .prepare(
+        `INSERT INTO applications (id, partner_id, type, state, state_reason, agreement_terms_and_conditions, customer,
          order_details, merchant_urls, order_number, customer_email, variable_symbols, currency, total_amount,
          refunded_amount, event_sequence, version, expires_at, next_due_at, created_at, updated_at)
        VALUES (?, ?, 'DEFERRED_PAYMENT', 'PROCESSING', 'PROCESSING_REDIRECT_NEEDED', 1, '{"email":"a@example.com"}',
          '{"number":"B","variableSymbols":[]}', '{"approvedRedirect":"https://shop.example.com/ok","rejectedRedirect":"https://shop.example.com/no","notificationEndpoint":"https://shop.example.com/n"}',
          'B', 'a@example.com', '', 'CZK', 300, 0, 1, 0, ?, ?, ?, ?)`,
-    )
+      )
       .bind(unreadable, careless.id, T0 - DAY, T0 - DAY, T0 - 4 * DAY, T0 - 4 * DAY)
       .run();
-    await env.DB.prepare(
-      `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 300)
+    await dbOf(careless)
+      .prepare(
+        `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 300)
        INSERT INTO order_lines (id, application_id, position, code, name, type, product_url, quantity,
          total_price_amount, total_vat_rate, total_vat_amount, state, created_at, updated_at)
        SELECT printf('LINE%022d', i), ?, i, 'C' || i, 'N', 'PHYSICAL', printf('https://x.example/%.8500c', 'u'), 1, 1,
          21, 0, 'PROCESSING', ?, ? FROM n`,
-    )
+      )
       .bind(unreadable, T0, T0)
       .run();
     const logged = vi.spyOn(console, "error");
 
     vi.setSystemTime(T0 + 73 * HOUR);
-    const run = await sweepDeadlines(scheduledServices(env, []));
+    const run = await sweepDeadlines(scheduledServices(env, [], careless.shard));
 
     expect(run).toEqual({ applied: 1, more: false });
     const lapsed = await application(await login(partner), created.id);
@@ -308,8 +312,9 @@ describe("the sweep", () => {
   it("drains a backlog of 10,000 due applications within two runs, each lapsed once with its event", async () => {
     const { partner } = await signIn();
     const backlog = 10_000;
-    await env.DB.prepare(
-      `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+    await dbOf(partner)
+      .prepare(
+        `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
        INSERT INTO applications (id, partner_id, type, state, state_reason, agreement_terms_and_conditions, customer,
          order_details, merchant_urls, order_number, customer_email, variable_symbols, currency, total_amount,
          refunded_amount, event_sequence, version, expires_at, next_due_at, created_at, updated_at)
@@ -317,13 +322,13 @@ describe("the sweep", () => {
          '{"email":"a@example.com"}', '{"number":"B","variableSymbols":[]}',
          '{"approvedRedirect":"https://shop.example.com/ok","rejectedRedirect":"https://shop.example.com/no","notificationEndpoint":"https://shop.example.com/n"}',
          'B' || i, 'a@example.com', '', 'CZK', 0, 0, 1, 0, ?, ?, ?, ? FROM n`,
-    )
+      )
       .bind(backlog, partner.id, T0 - DAY, T0 - DAY, T0 - 4 * DAY, T0 - 4 * DAY)
       .run();
     const due = () => countRows("applications", "partner_id = ? AND next_due_at <= ?", partner.id, T0);
     expect(await due()).toBe(backlog);
 
-    const services = scheduledServices(env, []);
+    const services = scheduledServices(env, [], partner.shard);
     const runs: number[] = [];
     while ((await due()) > 0 && runs.length < 5) runs.push((await sweepDeadlines(services)).applied);
     expect(runs).toEqual([MAX_PER_RUN, backlog - MAX_PER_RUN]);

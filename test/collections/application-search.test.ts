@@ -5,17 +5,21 @@ import { applicationScope } from "../../src/collections/applications";
 import { keysetPage, keysetQuery } from "../../src/collections/keyset";
 import { filterParameter } from "../../src/collections/links";
 import { parsePageRequest } from "../../src/collections/query";
-import { database } from "../../src/db/client";
+import { shardDatabase } from "../../src/db/client";
+import { shardBinding } from "../../src/db/shards";
 import { signIn } from "../support/api";
 import { generate, insert, type Seeded } from "../support/collections";
 
 let partnerId: string;
+let shard: number;
 let seeded: Seeded[];
 
 beforeAll(async () => {
   const owner = await signIn();
-  const stranger = await signIn();
+  // On the owner's shard: a search must not find them by what it asks, not by where they are.
+  const stranger = await signIn({ shard: owner.partner.shard });
   partnerId = owner.partner.id;
+  shard = owner.partner.shard;
   // An order number that is also a variable symbol of other orders: one term, two kinds of match.
   seeded = generate(300, 11).map((a, i) => (i === 0 ? { ...a, orderNumber: "2026" } : a));
   await insert(partnerId, seeded);
@@ -33,7 +37,7 @@ async function request(text: string, sort = "-createdAt") {
 
 /** Every id the search finds, page after page. */
 async function search(text: string): Promise<string[]> {
-  const db = database(env);
+  const db = shardDatabase(env, shard);
   const collection = applicationSearchCollection(partnerId);
   const found: string[] = [];
   let after: string | undefined;
@@ -51,12 +55,13 @@ async function plan(text: string, sort?: string): Promise<string[]> {
   const collection = applicationSearchCollection(partnerId);
   const asked = await request(text, sort);
   const statement = keysetQuery(
-    database(env),
+    shardDatabase(env, shard),
     collection,
     applicationScope(partnerId, collection, asked),
     asked,
   ).toSQL();
-  const rows = await env.DB.prepare(`EXPLAIN QUERY PLAN ${statement.sql}`)
+  const rows = await shardBinding(env, shard)
+    .prepare(`EXPLAIN QUERY PLAN ${statement.sql}`)
     .bind(...statement.params)
     .all<{ detail: string }>();
   return rows.results.map((step) => step.detail);

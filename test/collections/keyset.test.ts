@@ -5,8 +5,11 @@ import { MAX_FILTER_VALUES } from "../../src/collections/collection";
 import { keysetQuery } from "../../src/collections/keyset";
 import { parsePageRequest } from "../../src/collections/query";
 import { database } from "../../src/db/client";
-import { signIn } from "../support/api";
+import { partnersOnShard, signIn } from "../support/api";
 import { generate, insert, LIST, type Seeded } from "../support/collections";
+
+// SQL on `env.DB` directly: the partners are of shard 0 (the routing: test/db/shards.test.ts).
+partnersOnShard(0);
 
 let partnerId: string;
 let seeded: Seeded[];

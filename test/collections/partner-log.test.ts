@@ -7,9 +7,12 @@ import { partnerLogPage } from "../../src/collections/partner-log";
 import { plainPageRequest } from "../../src/collections/query";
 import { database } from "../../src/db/client";
 import { routedClient } from "../../src/db/routing";
-import { signIn } from "../support/api";
+import { partnersOnShard, signIn } from "../support/api";
 import { generate, insert } from "../support/collections";
 import { storeEvents } from "../support/events";
+
+// SQL on `env.DB` directly: the partners are of shard 0 (the routing: test/db/shards.test.ts).
+partnersOnShard(0);
 
 const LOG = "http://api.test/financing/v1/notifications";
 let owner: string;

@@ -7,6 +7,7 @@ import { applicationRequest, countRows, createApplication } from "../support/fac
 import { submitGateway } from "../support/gateway";
 import { firstEvent, T0, useNotificationHarness } from "../support/notifications";
 import { approvedWithTotal, shippedWithTotal } from "../support/orders";
+import { dbOfApplication } from "../support/shards";
 
 useNotificationHarness();
 
@@ -26,9 +27,10 @@ async function askAndConfirm(browser: ConsoleBrowser, id: string, action: string
 }
 
 async function stored(id: string) {
-  return env.DB.prepare(
-    "SELECT state, state_reason AS stateReason, refunded_amount AS refunded, expires_at AS expiresAt FROM applications WHERE id = ?",
-  )
+  return (await dbOfApplication(id))
+    .prepare(
+      "SELECT state, state_reason AS stateReason, refunded_amount AS refunded, expires_at AS expiresAt FROM applications WHERE id = ?",
+    )
     .bind(id)
     .first<{ state: string; stateReason: string; refunded: number; expiresAt: number | null }>();
 }
@@ -58,7 +60,8 @@ describe("actions on an application", () => {
     expect(after.text).toMatch(/Refunded CZK 250\.50 Refundable CZK 749\.50/);
     expect(after.text).toMatch(/CZK 250\.50 REFUND scratched box/);
     expect((await stored(id))!.refunded).toBe(25050);
-    const refunds = await env.DB.prepare("SELECT amount, origin, reason FROM refunds WHERE application_id = ?")
+    const refunds = await (await dbOfApplication(id))
+      .prepare("SELECT amount, origin, reason FROM refunds WHERE application_id = ?")
       .bind(id)
       .all();
     expect(refunds.results).toEqual([{ amount: 25050, origin: "REFUND", reason: "scratched box" }]);
@@ -134,7 +137,8 @@ describe("actions on an application", () => {
       formFields(confirmation.html, `${page(created.id)}/cancel`),
     );
     expect(res.status).toBe(303);
-    const row = await env.DB.prepare("SELECT state, cancel_reason AS reason FROM applications WHERE id = ?")
+    const row = await (await dbOfApplication(created.id))
+      .prepare("SELECT state, cancel_reason AS reason FROM applications WHERE id = ?")
       .bind(created.id)
       .first();
     expect(row).toEqual({ state: "CANCELLED", reason: "APPLICATION_CANCELLED_OTHER" });
@@ -184,9 +188,8 @@ describe("actions on an application", () => {
     expect(confirmation.text).toContain("Reason: APPLICATION_CANCELLED_BY_CUSTOMER (called us)");
     expect(res.status).toBe(303);
     expect(await stored(created.id)).toMatchObject({ state: "CANCELLED", stateReason: "CANCELLED_NOT_PAID" });
-    const row = await env.DB.prepare(
-      "SELECT cancel_reason AS r, custom_cancel_reason AS c FROM applications WHERE id = ?",
-    )
+    const row = await (await dbOfApplication(created.id))
+      .prepare("SELECT cancel_reason AS r, custom_cancel_reason AS c FROM applications WHERE id = ?")
       .bind(created.id)
       .first();
     expect(row).toEqual({ r: "APPLICATION_CANCELLED_BY_CUSTOMER", c: "called us" });
@@ -242,9 +245,8 @@ describe("actions on an application", () => {
     const { partner, token } = await signIn();
     const created = await createApplication(token);
     const event = await firstEvent(created.id);
-    await env.DB.prepare(
-      "UPDATE events SET status = 'DELIVERED', next_attempt_at = NULL, delivered_at = ? WHERE id = ?",
-    )
+    await (await dbOfApplication(created.id))
+      .prepare("UPDATE events SET status = 'DELIVERED', next_attempt_at = NULL, delivered_at = ? WHERE id = ?")
       .bind(T0.getTime(), event.id)
       .run();
     const sent = vi.spyOn(env.NOTIFICATIONS, "send").mockResolvedValue(undefined as never);
@@ -257,7 +259,8 @@ describe("actions on an application", () => {
     expect(sent).toHaveBeenCalledTimes(1);
     expect((await firstEvent(created.id)).status).toBe("PENDING");
     // Delivered again, then asked again within the hour: refused in words.
-    await env.DB.prepare("UPDATE events SET status = 'DELIVERED', next_attempt_at = NULL WHERE id = ?")
+    await (await dbOfApplication(created.id))
+      .prepare("UPDATE events SET status = 'DELIVERED', next_attempt_at = NULL WHERE id = ?")
       .bind(event.id)
       .run();
     const again = await browser.submit(page(created.id), action);

@@ -1,4 +1,3 @@
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { ENTRIES_SHOWN, SHIPMENTS_SHOWN } from "../../src/console/application-settlement";
 import { newId } from "../../src/ids";
@@ -6,20 +5,24 @@ import { call, signIn } from "../support/api";
 import { signedInBrowser } from "../support/console";
 import { app, approved, put } from "../support/orders";
 import { closeNow } from "../support/settlement-api";
+import { dbOf } from "../support/shards";
 
 const page = (id: string) => `/console/applications/${id}`;
 const today = () => new Date().toISOString().slice(0, 10);
 
 /** `count` shipments of the application, a second apart, planted: their references, oldest first. */
 async function plantShipments(applicationId: string, partnerId: string, count: number): Promise<string[]> {
+  const db = await dbOf(partnerId);
   const at = Date.now();
   const references = Array.from({ length: count }, (_, n) => `PLANTED-${n}`);
-  await env.DB.batch(
+  await db.batch(
     references.map((reference, n) =>
-      env.DB.prepare(
-        `INSERT INTO shipments (id, application_id, partner_id, reference, items, total_amount, currency, sent_date, tracking, line_ids, created_at)
+      db
+        .prepare(
+          `INSERT INTO shipments (id, application_id, partner_id, reference, items, total_amount, currency, sent_date, tracking, line_ids, created_at)
          VALUES (?, ?, ?, ?, '[]', 0, 'CZK', '2026-11-23', '[]', '[]', ?)`,
-      ).bind(newId(at + n * 1000), applicationId, partnerId, reference, at + n * 1000),
+        )
+        .bind(newId(at + n * 1000), applicationId, partnerId, reference, at + n * 1000),
     ),
   );
   return references;
@@ -76,12 +79,14 @@ describe("the application page's shipments and settlement", () => {
     const id = await approved(token);
     const references = await plantShipments(id, partner.id, SHIPMENTS_SHOWN + 2);
     const at = Date.now();
-    await env.DB.batch(
+    await dbOf(partner).batch(
       Array.from({ length: ENTRIES_SHOWN + 3 }, (_, n) =>
-        env.DB.prepare(
-          `INSERT INTO settlement_entries (id, partner_id, type, amount, currency, application_id, order_number, variable_symbols, created_at)
+        dbOf(partner)
+          .prepare(
+            `INSERT INTO settlement_entries (id, partner_id, type, amount, currency, application_id, order_number, variable_symbols, created_at)
            VALUES (?, ?, 'REFUND', ?, 'CZK', ?, 'planted', '[]', ?)`,
-        ).bind(newId(at + n * 1000), partner.id, -(n + 1), id, at + n * 1000),
+          )
+          .bind(newId(at + n * 1000), partner.id, -(n + 1), id, at + n * 1000),
       ),
     );
     const res = await (await signedInBrowser(partner)).get(page(id));
@@ -100,11 +105,13 @@ describe("the application page's shipments and settlement", () => {
   it("shows another partner's entries nowhere, even planted under this application", async () => {
     const { partner, token } = await signIn();
     const id = await approved(token);
-    const other = await signIn();
-    await env.DB.prepare(
-      `INSERT INTO settlement_entries (id, partner_id, type, amount, currency, application_id, order_number, variable_symbols, created_at)
+    // On the partner's shard, where a planted row could be read at all.
+    const other = await signIn({ shard: partner.shard });
+    await dbOf(partner)
+      .prepare(
+        `INSERT INTO settlement_entries (id, partner_id, type, amount, currency, application_id, order_number, variable_symbols, created_at)
        VALUES (?, ?, 'REFUND', -4242, 'CZK', ?, 'planted', '[]', ?)`,
-    )
+      )
       .bind(newId(), other.partner.id, id, Date.now())
       .run();
     const res = await (await signedInBrowser(partner)).get(page(id));

@@ -1,4 +1,3 @@
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { ENTRIES_SHOWN, SHIPMENTS_SHOWN } from "../../src/console/application-settlement";
 import { MAX_ANSWER_BYTES } from "../../src/domain/application-size";
@@ -7,25 +6,28 @@ import { signIn } from "../support/api";
 import { signedInBrowser } from "../support/console";
 import { applicationRequest, createApplication, forceState } from "../support/factories";
 import { approvedWithTotal, shippedWithTotal } from "../support/orders";
+import { dbHolding, dbOf, dbOfApplication } from "../support/shards";
 
 const page = (id: string) => `/console/applications/${id}`;
 
 /** The application's first event, then `count` later ones (one a second, delivered): their ids, oldest first. */
 async function addEvents(applicationId: string, count: number): Promise<string[]> {
-  const first = (await env.DB.prepare(
-    "SELECT id, occurred_at AS occurredAt FROM events WHERE application_id = ? ORDER BY sequence",
-  )
+  const db = await dbOfApplication(applicationId);
+  const first = (await db
+    .prepare("SELECT id, occurred_at AS occurredAt FROM events WHERE application_id = ? ORDER BY sequence")
     .bind(applicationId)
     .first<{ id: string; occurredAt: number }>())!;
   const later = Array.from({ length: count }, (_, i) => ({ id: newId(first.occurredAt + (i + 1) * 1000), i }));
   if (count > 0)
-    await env.DB.batch(
+    await db.batch(
       later.map(({ id, i }) =>
-        env.DB.prepare(
-          `INSERT INTO events (id, application_id, partner_id, type, sequence, state, state_reason, occurred_at, status, delivered_at)
+        db
+          .prepare(
+            `INSERT INTO events (id, application_id, partner_id, type, sequence, state, state_reason, occurred_at, status, delivered_at)
          SELECT ?1, application_id, partner_id, type, ?2, state, state_reason, occurred_at + ?3, 'DELIVERED', occurred_at + ?3
          FROM events WHERE id = ?4`,
-        ).bind(id, i + 2, (i + 1) * 1000, first.id),
+          )
+          .bind(id, i + 2, (i + 1) * 1000, first.id),
       ),
     );
   return [first.id, ...later.map((e) => e.id)];
@@ -33,11 +35,14 @@ async function addEvents(applicationId: string, count: number): Promise<string[]
 
 /** `count` failed delivery attempts of the event, a second apart, the n-th answered with HTTP 500 + n. */
 async function addAttempts(eventId: string, count: number, from: number) {
-  await env.DB.batch(
+  const db = await dbHolding("events", eventId);
+  await db.batch(
     Array.from({ length: count }, (_, n) =>
-      env.DB.prepare(
-        "INSERT INTO notification_attempts (id, event_id, attempted_at, http_status, duration_ms) VALUES (?, ?, ?, ?, 40)",
-      ).bind(newId(from + n * 1000), eventId, from + n * 1000, 500 + n),
+      db
+        .prepare(
+          "INSERT INTO notification_attempts (id, event_id, attempted_at, http_status, duration_ms) VALUES (?, ?, ?, ?, 40)",
+        )
+        .bind(newId(from + n * 1000), eventId, from + n * 1000, 500 + n),
     ),
   );
 }
@@ -107,11 +112,13 @@ describe("GET /console/applications/:applicationId", () => {
     const { partner, token } = await signIn();
     const id = await approvedWithTotal(token, 100000);
     const at = Date.now();
-    await env.DB.batch(
+    await dbOf(partner).batch(
       Array.from({ length: 101 }, (_, n) =>
-        env.DB.prepare(
-          "INSERT INTO refunds (id, application_id, origin, amount, currency, reason, created_at) VALUES (?, ?, 'REFUND', 1, 'CZK', ?, ?)",
-        ).bind(newId(at + n * 1000), id, `refund number ${n}`, at + n * 1000),
+        dbOf(partner)
+          .prepare(
+            "INSERT INTO refunds (id, application_id, origin, amount, currency, reason, created_at) VALUES (?, ?, 'REFUND', 1, 'CZK', ?, ?)",
+          )
+          .bind(newId(at + n * 1000), id, `refund number ${n}`, at + n * 1000),
       ),
     );
     const res = await (await signedInBrowser(partner)).get(page(id));
@@ -152,19 +159,22 @@ describe("GET /console/applications/:applicationId", () => {
     // planted beside the service's own limits (they would refuse most of it).
     const amp = (n: number) => "&".repeat(n);
     const at = Date.now();
-    await env.DB.prepare(
-      `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 499)
+    await dbOf(partner)
+      .prepare(
+        `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 499)
        INSERT INTO order_lines (id, application_id, position, code, name, type, quantity, total_price_amount,
          total_vat_rate, total_vat_amount, state, created_at, updated_at)
        SELECT printf('LINE%022d', i), ?1, i, printf('%.200c', '&') || i, ?2, 'PHYSICAL', 1, 0, 21, 0, 'SENT', ?3, ?3 FROM n`,
-    )
+      )
       .bind(id, amp(255), at)
       .run();
-    await env.DB.batch(
+    await dbOf(partner).batch(
       Array.from({ length: 100 }, (_, n) =>
-        env.DB.prepare(
-          "INSERT INTO refunds (id, application_id, origin, amount, currency, reason, created_at) VALUES (?, ?, 'REFUND', 1, 'CZK', ?, ?)",
-        ).bind(newId(at + n), id, amp(500), at + n),
+        dbOf(partner)
+          .prepare(
+            "INSERT INTO refunds (id, application_id, origin, amount, currency, reason, created_at) VALUES (?, ?, 'REFUND', 1, 'CZK', ?, ?)",
+          )
+          .bind(newId(at + n), id, amp(500), at + n),
       ),
     );
     const tracking = Array.from({ length: 10 }, () => ({
@@ -181,31 +191,39 @@ describe("GET /console/applications/:applicationId", () => {
       quantity: 1,
       totalPrice: { amount: 1, currency: "CZK" },
     }));
-    await env.DB.batch([
+    await dbOf(partner).batch([
       ...Array.from({ length: SHIPMENTS_SHOWN + 1 }, (_, n) =>
-        env.DB.prepare(
-          `INSERT INTO shipments (id, application_id, partner_id, reference, items, total_amount, currency, sent_date, delivery_carrier, tracking, line_ids, created_at)
+        dbOf(partner)
+          .prepare(
+            `INSERT INTO shipments (id, application_id, partner_id, reference, items, total_amount, currency, sent_date, delivery_carrier, tracking, line_ids, created_at)
            VALUES (?, ?, ?, ?, ?, 4, 'CZK', '2026-11-23', 'ZASILKOVNA', ?, '[]', ?)`,
-        ).bind(newId(at + n), id, partner.id, amp(255), JSON.stringify(items), JSON.stringify(tracking), at + n),
+          )
+          .bind(newId(at + n), id, partner.id, amp(255), JSON.stringify(items), JSON.stringify(tracking), at + n),
       ),
-      env.DB.prepare(
-        `INSERT INTO payouts (id, partner_id, reference, currency, period_end, status, sales, refunds, fees, fee_vat, net, entries, created_at, paid_at)
+      dbOf(partner)
+        .prepare(
+          `INSERT INTO payouts (id, partner_id, reference, currency, period_end, status, sales, refunds, fees, fee_vat, net, entries, created_at, paid_at)
          VALUES (?, ?, '1234567890', 'CZK', ?, 'PAID', 1, 0, 0, 0, 1, 1, ?, ?)`,
-      ).bind(`PAYOUT${id}`, partner.id, at, at, at),
+        )
+        .bind(`PAYOUT${id}`, partner.id, at, at, at),
       ...Array.from({ length: ENTRIES_SHOWN + 1 }, (_, n) =>
-        env.DB.prepare(
-          `INSERT INTO settlement_entries (id, partner_id, type, amount, currency, application_id, order_number, variable_symbols, created_at, payout_id)
+        dbOf(partner)
+          .prepare(
+            `INSERT INTO settlement_entries (id, partner_id, type, amount, currency, application_id, order_number, variable_symbols, created_at, payout_id)
            VALUES (?, ?, 'FEE_VAT', -123456789, 'CZK', ?, 'x', '[]', ?, ?)`,
-        ).bind(newId(at + n), partner.id, id, at + n, `PAYOUT${id}`),
+          )
+          .bind(newId(at + n), partner.id, id, at + n, `PAYOUT${id}`),
       ),
     ]);
     const events = await addEvents(id, 59);
     for (const eventId of events.slice(-50)) {
-      await env.DB.batch(
+      await dbOf(partner).batch(
         Array.from({ length: 5 }, (_, n) =>
-          env.DB.prepare(
-            "INSERT INTO notification_attempts (id, event_id, attempted_at, http_status, error, duration_ms) VALUES (?, ?, ?, 500, ?, 40)",
-          ).bind(newId(at + n), eventId, at + n, amp(800)),
+          dbOf(partner)
+            .prepare(
+              "INSERT INTO notification_attempts (id, event_id, attempted_at, http_status, error, duration_ms) VALUES (?, ?, ?, 500, ?, 40)",
+            )
+            .bind(newId(at + n), eventId, at + n, amp(800)),
         ),
       );
     }

@@ -5,7 +5,10 @@ import { config } from "../../src/config";
 import { onceForForm } from "../../src/console/forms";
 import { databaseHandle } from "../../src/db/handle";
 import type { HonoEnv } from "../../src/env";
-import { signIn } from "../support/api";
+import { partnersOnShard, signIn } from "../support/api";
+
+// An app of its own on `env.DB`: the partners are of shard 0 (the routing: test/db/shards.test.ts).
+partnersOnShard(0);
 
 /** A console form's action as the session guard hands it over, whose work is `work`. */
 function formAction(partnerId: string, work: () => Promise<string>) {
@@ -13,7 +16,7 @@ function formAction(partnerId: string, work: () => Promise<string>) {
     .use(async (c, next) => {
       c.set("config", config(c.env));
       c.set("db", databaseHandle(c.env.DB));
-      c.set("session", { partnerId, tokenHash: "test", wireProfile: "DEFAULT" });
+      c.set("session", { partnerId, tokenHash: "test", wireProfile: "DEFAULT", shard: 0 });
       c.set("form", new URLSearchParams(await c.req.text()));
       await next();
     })

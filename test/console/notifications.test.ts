@@ -6,6 +6,7 @@ import { signIn } from "../support/api";
 import { formFields, signedInBrowser } from "../support/console";
 import { countRows, createApplication } from "../support/factories";
 import { failedEvent, firstEvent, queuedEventIds, T0, useNotificationHarness } from "../support/notifications";
+import { dbOf } from "../support/shards";
 
 useNotificationHarness();
 
@@ -47,11 +48,13 @@ describe("/console/notifications", () => {
   it("shows each event's number of delivery attempts and its last one", async () => {
     const { partner, token } = await signIn();
     const failed = await failedEvent(token, T0.getTime() - HOUR);
-    await env.DB.batch(
+    await dbOf(partner).batch(
       Array.from({ length: 7 }, (_, n) =>
-        env.DB.prepare(
-          "INSERT INTO notification_attempts (id, event_id, attempted_at, http_status, duration_ms) VALUES (?, ?, ?, ?, 40)",
-        ).bind(newId(T0.getTime() - HOUR + n * 1000), failed.eventId, T0.getTime() - HOUR + n * 1000, 500 + n),
+        dbOf(partner)
+          .prepare(
+            "INSERT INTO notification_attempts (id, event_id, attempted_at, http_status, duration_ms) VALUES (?, ?, ?, ?, 40)",
+          )
+          .bind(newId(T0.getTime() - HOUR + n * 1000), failed.eventId, T0.getTime() - HOUR + n * 1000, 500 + n),
       ),
     );
     const res = await (await signedInBrowser(partner)).get(PAGE);
@@ -108,9 +111,10 @@ describe("/console/notifications", () => {
     expect(res.html).toContain('<button type="button" data-copy="new-secret" hidden="">');
     expect(res.html).toContain('<script src="/console/assets/copy.js" defer=""></script>');
     expect(res.text).toContain("notifications are signed with both the new and the previous secret");
-    const row = await env.DB.prepare(
-      "SELECT signing_secret_ciphertext AS current, previous_signing_secret_expires_at AS until FROM partners WHERE id = ?",
-    )
+    const row = await dbOf(partner)
+      .prepare(
+        "SELECT signing_secret_ciphertext AS current, previous_signing_secret_expires_at AS until FROM partners WHERE id = ?",
+      )
       .bind(partner.id)
       .first<{ current: string; until: number }>();
     expect(await openSecret(row!.current, env.AUTH_PEPPER, "signing-secret")).toBe(secret);
@@ -118,7 +122,8 @@ describe("/console/notifications", () => {
     // The same form again (a reload, a double-click): the same secret, no second rotation.
     const again = await browser.post(ROTATE, fields);
     expect(again.html).toContain(secret);
-    const after = await env.DB.prepare("SELECT signing_secret_ciphertext AS current FROM partners WHERE id = ?")
+    const after = await dbOf(partner)
+      .prepare("SELECT signing_secret_ciphertext AS current FROM partners WHERE id = ?")
       .bind(partner.id)
       .first<{ current: string }>();
     expect(after!.current).toBe(row!.current);

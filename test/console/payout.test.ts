@@ -1,4 +1,3 @@
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { newId } from "../../src/ids";
 import { call, signIn } from "../support/api";
@@ -6,6 +5,7 @@ import { signedInBrowser } from "../support/console";
 import { applicationRequest, createApplication, forceState } from "../support/factories";
 import { app, put, shippedWithTotal } from "../support/orders";
 import { closeNow } from "../support/settlement-api";
+import { dbOf } from "../support/shards";
 
 const page = (id: string) => `/console/payouts/${id}`;
 
@@ -53,13 +53,17 @@ describe("/console/payouts/:payoutId", () => {
     // 60 more refunds of the payout, planted: the page reads what the payout took.
     const at = Date.now();
     const ids = Array.from({ length: 60 }, (_, n) => newId(at + (n + 1) * 1000));
-    await env.DB.batch(
+    await dbOf(partner).batch(
       ids.flatMap((entryId, n) => [
-        env.DB.prepare(
-          `INSERT INTO settlement_entries (id, partner_id, type, amount, currency, application_id, order_number, variable_symbols, created_at, payout_id)
+        dbOf(partner)
+          .prepare(
+            `INSERT INTO settlement_entries (id, partner_id, type, amount, currency, application_id, order_number, variable_symbols, created_at, payout_id)
            VALUES (?, ?, 'REFUND', ?, 'CZK', ?, 'planted', '[]', ?, ?)`,
-        ).bind(entryId, partner.id, -(n + 1), id, at + (n + 1) * 1000, payout!.id),
-        env.DB.prepare("INSERT INTO payout_entries (payout_id, entry_id) VALUES (?, ?)").bind(payout!.id, entryId),
+          )
+          .bind(entryId, partner.id, -(n + 1), id, at + (n + 1) * 1000, payout!.id),
+        dbOf(partner)
+          .prepare("INSERT INTO payout_entries (payout_id, entry_id) VALUES (?, ?)")
+          .bind(payout!.id, entryId),
       ]),
     );
     const browser = await signedInBrowser(partner);

@@ -1,4 +1,3 @@
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { shownTime } from "../../src/console/layout";
 import { newId } from "../../src/ids";
@@ -7,6 +6,7 @@ import { signIn } from "../support/api";
 import { signedInBrowser } from "../support/console";
 import { app, approved, put, shippedWithTotal } from "../support/orders";
 import { closeNow } from "../support/settlement-api";
+import { dbOf } from "../support/shards";
 
 const PAGE = "/console/payouts";
 
@@ -39,7 +39,10 @@ describe("/console/payouts", () => {
     const [first] = await closeNow(token);
     await shippedWithTotal(token, 50000);
     const [second] = await closeNow(token);
-    await env.DB.prepare("UPDATE payouts SET status = 'PENDING', paid_at = NULL WHERE id = ?").bind(second!.id).run();
+    await dbOf(partner)
+      .prepare("UPDATE payouts SET status = 'PENDING', paid_at = NULL WHERE id = ?")
+      .bind(second!.id)
+      .run();
     const other = await signIn();
     await shippedWithTotal(other.token, 100000);
     const [foreign] = await closeNow(other.token);
@@ -75,12 +78,14 @@ describe("/console/payouts", () => {
     const { partner } = await signIn();
     const at = Date.now();
     // 30 closed payouts, planted: the list reads payouts only.
-    await env.DB.batch(
+    await dbOf(partner).batch(
       Array.from({ length: 30 }, (_, n) =>
-        env.DB.prepare(
-          `INSERT INTO payouts (id, partner_id, reference, currency, period_end, status, sales, refunds, fees, fee_vat, net, entries, created_at, paid_at)
+        dbOf(partner)
+          .prepare(
+            `INSERT INTO payouts (id, partner_id, reference, currency, period_end, status, sales, refunds, fees, fee_vat, net, entries, created_at, paid_at)
            VALUES (?, ?, ?, 'CZK', ?, 'PAID', 100, 0, 0, 0, 100, 1, ?, ?)`,
-        ).bind(newId(at + n * 1000), partner.id, String(9000000000 + n), at + n * 1000, at + n * 1000, at + n * 1000),
+          )
+          .bind(newId(at + n * 1000), partner.id, String(9000000000 + n), at + n * 1000, at + n * 1000, at + n * 1000),
       ),
     );
     const browser = await signedInBrowser(partner);

@@ -1,13 +1,13 @@
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createPartner } from "../support/api";
 import { ConsoleBrowser, formFields, signedInBrowser } from "../support/console";
 import { auditRows, personBrowser, signInAs } from "../support/people";
+import { dbOf, rowsOverShards } from "../support/shards";
 
 const PEOPLE = "/console/people";
 
 const roleOf = async (email: string) =>
-  (await env.DB.prepare("SELECT role FROM console_people WHERE email = ?").bind(email).first<{ role: string }>())?.role;
+  (await rowsOverShards<{ role: string }>("SELECT role FROM console_people WHERE email = ?", email))[0]?.role;
 
 describe("the people page", () => {
   it("lets the partner's credentials add the first ADMIN: the setup link shown once, never stored", async () => {
@@ -20,9 +20,9 @@ describe("the people page", () => {
     expect(res.status).toBe(200);
     expect(res.text).toContain("Setup link of boss@shop.example");
     const link = /value="(http[^"]+)"/.exec(res.html)![1]!;
-    expect(link).toMatch(/^http:\/\/api\.test\/console\/setup\/[A-Za-z0-9_-]{43}$/);
+    expect(link).toMatch(/^http:\/\/api\.test\/console\/setup\/\d+\.[A-Za-z0-9_-]{43}$/);
     const token = link.split("/").at(-1)!;
-    const row = await env.DB.prepare("SELECT * FROM console_people WHERE email = ?").bind("boss@shop.example").first();
+    const [row] = await rowsOverShards("SELECT * FROM console_people WHERE email = ?", "boss@shop.example");
     expect(JSON.stringify(row)).not.toContain(token);
     expect(row).toMatchObject({ role: "ADMIN", password_hash: null, activated_at: null });
     // Listed with its link's end; the link itself is never shown again.
@@ -123,7 +123,8 @@ describe("the people page", () => {
     expect(res.status).toBe(200);
     expect(res.text).toMatch(/SUPPORT now refunds at most CZK\s500\.00 at once\./);
     await browser.submit(PEOPLE, `${PEOPLE}/refund-limit`, { amount: "20.50", currency: "EUR" });
-    const limits = await env.DB.prepare("SELECT support_refund_limits AS limits FROM partners WHERE id = ?")
+    const limits = await dbOf(partner)
+      .prepare("SELECT support_refund_limits AS limits FROM partners WHERE id = ?")
       .bind(partner.id)
       .first<{ limits: string }>();
     expect(JSON.parse(limits!.limits)).toEqual({ CZK: 50000, EUR: 2050 });

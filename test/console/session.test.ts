@@ -5,6 +5,7 @@ import { sha256Hex } from "../../src/auth/crypto";
 import { IDLE_MS, LIFETIME_MS } from "../../src/console/session";
 import { createPartner } from "../support/api";
 import { ConsoleBrowser, formFields, signedInBrowser } from "../support/console";
+import { dbOf } from "../support/shards";
 
 const MINUTE = 60_000;
 
@@ -139,7 +140,8 @@ describe("the console's session", () => {
 });
 
 async function signingSecret(partnerId: string) {
-  const row = await env.DB.prepare("SELECT signing_secret_ciphertext AS s FROM partners WHERE id = ?")
+  const row = await (await dbOf(partnerId))
+    .prepare("SELECT signing_secret_ciphertext AS s FROM partners WHERE id = ?")
     .bind(partnerId)
     .first<{ s: string }>();
   return row!.s;

@@ -1,15 +1,15 @@
-import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
 import { totpCode } from "../../src/domain/totp";
 import { createPartner } from "../support/api";
 import { ConsoleBrowser, formFields } from "../support/console";
 import { auditRows, personBrowser } from "../support/people";
+import { dbHolding } from "../support/shards";
 
 /** An admin adds a person with the role: the setup link the page shows once. */
 async function setupLinkOf(admin: ConsoleBrowser, email: string, role = "SUPPORT"): Promise<string> {
   const res = await admin.submit("/console/people", "/console/people", { email, role });
   expect(res.status).toBe(200);
-  return /value="(http[^"]+\/console\/setup\/[A-Za-z0-9_-]{43})"/.exec(res.html)![1]!;
+  return /value="(http[^"]+\/console\/setup\/\d+\.[A-Za-z0-9_-]{43})"/.exec(res.html)![1]!;
 }
 
 /** Opens the link and answers its page, the secret it shows and the form's fields. */
@@ -43,7 +43,8 @@ describe("a setup link", () => {
     // Signed in as the person, with their role.
     expect((await person.get("/console/account")).text).toMatch(/nova@shop\.example Role SUPPORT/);
     // Stored: the password's hash and the secret sealed, never the secret or the token.
-    const row = await env.DB.prepare("SELECT * FROM console_people WHERE email = ?")
+    const row = await (await dbHolding("console_people", "nova@shop.example", "email"))
+      .prepare("SELECT * FROM console_people WHERE email = ?")
       .bind("nova@shop.example")
       .first<Record<string, unknown>>();
     expect(row).toMatchObject({ setup_token_hash: null, setup_expires_at: null, totp_last_step: expect.any(Number) });
@@ -63,7 +64,8 @@ describe("a setup link", () => {
     });
     // Its form sent again (its sign-in cookie went with the setup) changes nothing.
     expect(reposted.status).toBe(403);
-    const after = await env.DB.prepare("SELECT password_hash FROM console_people WHERE email = ?")
+    const after = await (await dbHolding("console_people", "nova@shop.example", "email"))
+      .prepare("SELECT password_hash FROM console_people WHERE email = ?")
       .bind("nova@shop.example")
       .first();
     expect(after).toEqual({ password_hash: row!.password_hash });
@@ -105,7 +107,15 @@ describe("a setup link", () => {
     } finally {
       vi.useRealTimers();
     }
-    for (const token of ["x".repeat(43), "short", "..%2F..%2Fetc"]) {
+    // A shard no binding has, and one past any a link can name, are no links either.
+    for (const token of [
+      "x".repeat(43),
+      `0.${"x".repeat(43)}`,
+      `9.${"x".repeat(43)}`,
+      `1000.${"x".repeat(43)}`,
+      "short",
+      "..%2F..%2Fetc",
+    ]) {
       expect((await new ConsoleBrowser().get(`/console/setup/${token}`)).status).toBe(404);
     }
     expect((await admin.get("/console/people")).text).toContain("Setup link valid until");

@@ -1,10 +1,10 @@
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { call, signIn } from "../support/api";
 import { type ConsoleBrowser, formFields, signedInBrowser } from "../support/console";
 import { countRows } from "../support/factories";
 import { app, approved, put } from "../support/orders";
 import { shipmentsOf } from "../support/settlement-api";
+import { dbHolding } from "../support/shards";
 
 const page = (id: string) => `/console/applications/${id}`;
 const action = (id: string, shipmentId: string) => `${page(id)}/shipments/${shipmentId}/tracking`;
@@ -20,7 +20,10 @@ async function sentApplication(token: string) {
 
 const trackingOf = async (shipmentId: string) =>
   JSON.parse(
-    (await env.DB.prepare("SELECT tracking FROM shipments WHERE id = ?")
+    (await (
+      await dbHolding("shipments", shipmentId)
+    )
+      .prepare("SELECT tracking FROM shipments WHERE id = ?")
       .bind(shipmentId)
       .first<{ tracking: string }>())!.tracking,
   ) as { number: string; carrier: string | null; url: string | null }[];

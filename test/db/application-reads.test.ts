@@ -7,11 +7,14 @@ import { applicationReads } from "../../src/db/applications";
 import { database, withD1Session } from "../../src/db/client";
 import { routedClient } from "../../src/db/routing";
 import { presentApplication, presentOrder } from "../../src/routes/applications/present";
-import { call, signIn } from "../support/api";
+import { call, partnersOnShard, signIn } from "../support/api";
 import { createApplication } from "../support/factories";
 import { app, approved, put } from "../support/orders";
 
-const ctx = { timeZone: "Europe/Prague", baseUrl: "http://api.test", pepper: config(env).AUTH_PEPPER };
+// SQL on `env.DB` directly: the partners are of shard 0 (the routing: test/db/shards.test.ts).
+partnersOnShard(0);
+
+const ctx = { timeZone: "Europe/Prague", baseUrl: "http://api.test", pepper: config(env).AUTH_PEPPER, shard: 0 };
 
 /** Two applications that between them use every presented field: a refund, a document, split lines, a cancellation. */
 async function storedApplications(token: string) {
@@ -119,7 +122,7 @@ describe("the reads built ahead of time", () => {
       },
       getBookmark: () => null,
     } as unknown as D1DatabaseSession;
-    const shown = await withD1Session(session, () => loadPresented(routedClient(env.DB), partner.id, id));
+    const shown = await withD1Session(env.DB, session, () => loadPresented(routedClient(env.DB), partner.id, id));
     expect(shown?.application.id).toBe(id);
     expect(seen).toEqual([expect.stringMatching(/^select "id", "type", .* from "applications"/)]);
   });

@@ -1,8 +1,8 @@
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { call, signIn } from "../support/api";
 import { applicationRequest, createApplication, forceState } from "../support/factories";
 import { app } from "../support/orders";
+import { dbOfApplication } from "../support/shards";
 
 /** An order of `count` items of 100.00 each. */
 function manyItems(count: number) {
@@ -37,9 +37,10 @@ describe("the write path of a plan", () => {
     // item, the shipment, the 300 entries, and the audit log's entry with its count.
     expect(res.headers.get("X-Count-D1-Round-Trips")).toBe("2");
     expect(res.headers.get("X-Count-D1-Statements")).toBe(String(1 + 3 + 100 + 1 + 1 + 2));
-    const entries = await env.DB.prepare(
-      "SELECT type, count(*) AS n, sum(amount) AS total FROM settlement_entries WHERE application_id = ? GROUP BY type ORDER BY type",
-    )
+    const entries = await (await dbOfApplication(id))
+      .prepare(
+        "SELECT type, count(*) AS n, sum(amount) AS total FROM settlement_entries WHERE application_id = ? GROUP BY type ORDER BY type",
+      )
       .bind(id)
       .all();
     expect(entries.results).toEqual([
@@ -47,9 +48,10 @@ describe("the write path of a plan", () => {
       { type: "FEE_VAT", n: 100, total: -5300 },
       { type: "SALE", n: 100, total: 1000000 },
     ]);
-    const shipment = await env.DB.prepare(
-      "SELECT total_amount AS total, json_array_length(line_ids) AS lines FROM shipments WHERE application_id = ?",
-    )
+    const shipment = await (await dbOfApplication(id))
+      .prepare(
+        "SELECT total_amount AS total, json_array_length(line_ids) AS lines FROM shipments WHERE application_id = ?",
+      )
       .bind(id)
       .first();
     expect(shipment).toEqual({ total: 1000000, lines: 100 });

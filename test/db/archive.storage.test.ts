@@ -1,11 +1,13 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { archiveFinished } from "../../src/db/archive";
-import { signIn } from "../support/api";
+import { partnersOnShard, signIn } from "../support/api";
 import { AGE, advance, finished } from "../support/archive";
 import { useClock } from "../support/time";
 
 useClock();
+// It measures one database's growth: its partners on shard 0 (DB).
+partnersOnShard(0);
 
 /** Reference lives per measured batch: enough that a page's worth of rounding stays about 5 %. */
 const LIVES = 15;

@@ -8,6 +8,7 @@ import { countRows, createApplication } from "../support/factories";
 import { openGateway } from "../support/gateway";
 import { app, put } from "../support/orders";
 import { closeNow } from "../support/settlement-api";
+import { dbOfApplication } from "../support/shards";
 import { confirmed, T0, useClock } from "../support/time";
 
 useClock();
@@ -41,24 +42,26 @@ async function rowsOf(id: string) {
   };
 }
 
-const tombstone = (id: string) =>
-  env.DB.prepare(
-    `SELECT state, state_reason AS stateReason, order_number AS orderNumber, customer, order_details AS orderDetails,
+const tombstone = async (id: string) =>
+  (await dbOfApplication(id))
+    .prepare(
+      `SELECT state, state_reason AS stateReason, order_number AS orderNumber, customer, order_details AS orderDetails,
        merchant_urls AS merchantUrls, customer_email AS customerEmail, accepted_offer AS acceptedOffer,
        decision_reasons AS decisionReasons, archive_key AS archiveKey, version
      FROM applications WHERE id = ?1`,
-  )
+    )
     .bind(id)
     .first<Record<string, unknown>>();
 
 /** The money of the application as the ledger and the application say it (CONTRACT 5, 6b). */
 async function money(id: string) {
-  const row = await env.DB.prepare(
-    `SELECT a.refunded_amount AS refunded, a.total_amount AS financed, a.approved_amount AS approved,
+  const row = await (await dbOfApplication(id))
+    .prepare(
+      `SELECT a.refunded_amount AS refunded, a.total_amount AS financed, a.approved_amount AS approved,
        (SELECT COALESCE(SUM(amount), 0) FROM settlement_entries WHERE application_id = a.id AND type = 'SALE') AS sales,
        (SELECT COALESCE(SUM(amount), 0) FROM settlement_entries WHERE application_id = a.id AND type = 'REFUND') AS refundEntries
      FROM applications a WHERE a.id = ?1`,
-  )
+    )
     .bind(id)
     .first<{ refunded: number; financed: number; approved: number; sales: number; refundEntries: number }>();
   return row!;
@@ -237,7 +240,10 @@ describe("the archive of finished applications", () => {
       await env.ARCHIVE.put(key, value);
     });
 
-    expect(await archiveFinished(env.DB, racing, Date.now(), AGE)).toEqual({ archived: 0, more: false });
+    expect(await archiveFinished(await dbOfApplication(id), racing, Date.now(), AGE)).toEqual({
+      archived: 0,
+      more: false,
+    });
 
     expect((await tombstone(id))!.archiveKey).toBeNull();
     expect(JSON.parse(await read(token, id)).order.refundedPrice.amount).toBe(100);
@@ -254,11 +260,16 @@ describe("the archive of finished applications", () => {
       await env.ARCHIVE.put(key, value);
       throw new Error("the run stopped here");
     });
-    await expect(archiveFinished(env.DB, stopping, Date.now(), AGE)).rejects.toThrow("the run stopped here");
+    await expect(archiveFinished(await dbOfApplication(id), stopping, Date.now(), AGE)).rejects.toThrow(
+      "the run stopped here",
+    );
     expect((await tombstone(id))!.archiveKey).toBeNull();
     expect(await read(token, id)).toBe(body);
 
-    expect(await archiveFinished(env.DB, env.ARCHIVE, Date.now(), AGE)).toEqual({ archived: 1, more: false });
+    expect(await archiveFinished(await dbOfApplication(id), env.ARCHIVE, Date.now(), AGE)).toEqual({
+      archived: 1,
+      more: false,
+    });
     expect(await read(token, id)).toBe(body);
   });
 
@@ -269,12 +280,21 @@ describe("the archive of finished applications", () => {
     await advance(token, older, AGE / 1000 + 60);
     await advance(token, newer, AGE / 1000);
 
-    expect(await archiveFinished(env.DB, env.ARCHIVE, Date.now(), AGE, 1)).toEqual({ archived: 1, more: true });
+    expect(await archiveFinished(await dbOfApplication(older), env.ARCHIVE, Date.now(), AGE, 1)).toEqual({
+      archived: 1,
+      more: true,
+    });
     expect((await tombstone(older))!.archiveKey).not.toBeNull();
     expect((await tombstone(newer))!.archiveKey).toBeNull();
-    expect(await archiveFinished(env.DB, env.ARCHIVE, Date.now(), AGE, 1)).toEqual({ archived: 1, more: false });
+    expect(await archiveFinished(await dbOfApplication(older), env.ARCHIVE, Date.now(), AGE, 1)).toEqual({
+      archived: 1,
+      more: false,
+    });
     expect(ARCHIVED_PER_RUN).toBe(50);
-    const plan = await env.DB.prepare(`EXPLAIN QUERY PLAN ${CANDIDATES}`).bind(Date.now(), 2).all<{ detail: string }>();
+    const plan = await (await dbOfApplication(older))
+      .prepare(`EXPLAIN QUERY PLAN ${CANDIDATES}`)
+      .bind(Date.now(), 2)
+      .all<{ detail: string }>();
     expect(plan.results[0]!.detail).toMatch(/^SEARCH a USING INDEX applications_archivable_idx \(idle_since<\?\)/);
   });
 });

@@ -4,7 +4,10 @@ import { recordAudit } from "../../src/db/audit-events";
 import { database } from "../../src/db/client";
 import { auditEvents } from "../../src/db/schema";
 import { rowBytes } from "../../src/db/storage";
-import { createPartner } from "../support/api";
+import { createPartner, partnersOnShard } from "../support/api";
+
+// SQL on `env.DB` directly: the partners are of shard 0 (the routing: test/db/shards.test.ts).
+partnersOnShard(0);
 
 const entry = {
   operation: "createRefund",

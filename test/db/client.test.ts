@@ -3,8 +3,11 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { database, withD1Session } from "../../src/db/client";
 import { applications, orderLines } from "../../src/db/schema";
-import { signIn } from "../support/api";
+import { partnersOnShard, signIn } from "../support/api";
 import { createApplication } from "../support/factories";
+
+// SQL on `env.DB` directly: the partners are of shard 0 (the routing: test/db/shards.test.ts).
+partnersOnShard(0);
 
 describe("withD1Session", () => {
   it("sends every query made inside it, prepared or built, alone or batched, to the given session", async () => {
@@ -23,7 +26,7 @@ describe("withD1Session", () => {
     } as unknown as D1DatabaseSession;
     const { token } = await signIn();
     const { id } = await createApplication(token);
-    await withD1Session(session, async () => {
+    await withD1Session(env.DB, session, async () => {
       await db.select({ id: applications.id }).from(applications).where(eqId(id));
       await db.batch([db.select().from(applications).where(eqId(id)), db.select().from(orderLines).limit(1)]);
     });

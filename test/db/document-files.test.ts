@@ -11,11 +11,14 @@ import { ABANDONED_AFTER_MS, collectAbandonedUploads, documentFileKey, keepingFi
 import { commit, WriteConflict } from "../../src/db/write-batch";
 import { acceptDocument } from "../../src/domain/documents";
 import { planReturn } from "../../src/domain/order-operations";
-import { json, signIn } from "../support/api";
+import { json, partnersOnShard, signIn } from "../support/api";
 import { documentRow, download, keptInD1, keysUnder, randomFile, returnKeeping, sha256 } from "../support/documents";
 import { DEADLINES } from "../support/domain";
 import { countRows } from "../support/factories";
 import { app, type OrderView, order, put, shipped } from "../support/orders";
+
+// SQL on `env.DB` directly: the partners are of shard 0 (the routing: test/db/shards.test.ts).
+partnersOnShard(0);
 
 /** The size of the database file, as D1 reports it after a statement. */
 async function databaseSize(): Promise<number> {

@@ -7,9 +7,12 @@ import { describe, expect, it } from "vitest";
 import { documentFileKey } from "../../src/db/document-files";
 import { FILES_IN_D1, MOVED_PER_RUN, moveDocumentsToR2 } from "../../src/db/documents-to-r2";
 import { runScheduled } from "../../src/scheduled";
-import { signIn } from "../support/api";
+import { partnersOnShard, signIn } from "../support/api";
 import { type Download, documentRow, download, keptInD1, keysUnder, randomFile } from "../support/documents";
 import { shipped } from "../support/orders";
+
+// SQL on `env.DB` directly: the partners are of shard 0 (the routing: test/db/shards.test.ts).
+partnersOnShard(0);
 
 const usage = async (partnerId: string) =>
   (await env.DB.prepare("SELECT stored_bytes AS n FROM partners WHERE id = ?").bind(partnerId).first<{ n: number }>())!

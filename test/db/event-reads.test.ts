@@ -7,9 +7,12 @@ import { database } from "../../src/db/client";
 import { attemptsOf } from "../../src/db/event-reads";
 import { eventReads } from "../../src/db/events";
 import { routedClient } from "../../src/db/routing";
-import { signIn } from "../support/api";
+import { partnersOnShard, signIn } from "../support/api";
 import { generate, insert } from "../support/collections";
 import { storeEvents } from "../support/events";
+
+// SQL on `env.DB` directly: the partners are of shard 0 (the routing: test/db/shards.test.ts).
+partnersOnShard(0);
 
 describe("the delivery log's statements", () => {
   it("are the collection's keyset query for a page by id, its values as placeholders", () => {

@@ -4,7 +4,11 @@ import { database } from "../../src/db/client";
 import { claimDeliveries, recordOutcome } from "../../src/db/events";
 import { ATTEMPTS_KEPT_PER_EVENT } from "../../src/db/schema";
 import { newId } from "../../src/ids";
+import { partnersOnShard } from "../support/api";
 import { applicationWithEvent, attempts, firstEvent } from "../support/notifications";
+
+// SQL on `env.DB` directly: the partners are of shard 0 (the routing: test/db/shards.test.ts).
+partnersOnShard(0);
 
 const db = () => database(env);
 const AT = Date.parse("2027-03-01T10:00:00Z");

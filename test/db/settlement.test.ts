@@ -2,6 +2,10 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { database } from "../../src/db/client";
 import { latestEntriesQuery } from "../../src/db/settlement";
+import { partnersOnShard } from "../support/api";
+
+// SQL on `env.DB` directly: the partners are of shard 0 (the routing: test/db/shards.test.ts).
+partnersOnShard(0);
 
 describe("an application's latest settlement entries", () => {
   it("are read backwards on the (application_id, id) index, without a sort step", async () => {

@@ -11,16 +11,21 @@ import { forgetExpiredKeys, IDEMPOTENCY_TTL_MS } from "../../src/http/idempotenc
 import { call, signIn } from "../support/api";
 import { applicationCount, applicationRequest, countRows, createApplication } from "../support/factories";
 import { app, approved, approvedWithTotal, expect422, order, put, shipped } from "../support/orders";
+import { dbOf, dbOfApplication } from "../support/shards";
 
 async function usage(partnerId: string): Promise<number> {
-  const row = await env.DB.prepare("SELECT stored_bytes AS bytes FROM partners WHERE id = ?")
+  const row = await (await dbOf(partnerId))
+    .prepare("SELECT stored_bytes AS bytes FROM partners WHERE id = ?")
     .bind(partnerId)
     .first<{ bytes: number }>();
   return row!.bytes;
 }
 
 async function setQuota(partnerId: string, bytes: number | null) {
-  await env.DB.prepare("UPDATE partners SET storage_quota_bytes = ? WHERE id = ?").bind(bytes, partnerId).run();
+  await (await dbOf(partnerId))
+    .prepare("UPDATE partners SET storage_quota_bytes = ? WHERE id = ?")
+    .bind(bytes, partnerId)
+    .run();
 }
 
 /** An amount-only return of 1 with a text document of `size` bytes (base64 in the request). */
@@ -58,7 +63,8 @@ describe("per-application bounds", () => {
     const { token } = await signIn();
     const id = await approvedWithTotal(token, 100_000, 10);
     // Lines as earlier splits and cancellations would have left them: the one of 10 units and 498 more.
-    const [line] = (await env.DB.prepare("SELECT * FROM order_lines WHERE application_id = ?").bind(id).all()).results;
+    const db = await dbOfApplication(id);
+    const [line] = (await db.prepare("SELECT * FROM order_lines WHERE application_id = ?").bind(id).all()).results;
     const rows = Array.from({ length: MAX_LINES - 2 }, (_, i) => ({
       ...line,
       id: `${line!.id}-${i}`,
@@ -66,13 +72,15 @@ describe("per-application bounds", () => {
       state: "CANCELLED",
     }));
     for (let i = 0; i < rows.length; i += 50) {
-      await env.DB.batch(
+      await db.batch(
         rows.slice(i, i + 50).map((row) =>
-          env.DB.prepare(
-            `INSERT INTO order_lines (${Object.keys(row).join(", ")}) VALUES (${Object.keys(row)
-              .map(() => "?")
-              .join(", ")})`,
-          ).bind(...Object.values(row).map((v) => (v === undefined ? null : v))),
+          db
+            .prepare(
+              `INSERT INTO order_lines (${Object.keys(row).join(", ")}) VALUES (${Object.keys(row)
+                .map(() => "?")
+                .join(", ")})`,
+            )
+            .bind(...Object.values(row).map((v) => (v === undefined ? null : v))),
         ),
       );
     }
@@ -125,11 +133,12 @@ describe("the partner's storage quota", () => {
     const withThem = await usage(partner.id);
     await createApplication(token, withSymbols([]));
     const without = (await usage(partner.id)) - withThem;
-    const rows = await env.DB.prepare(
-      `SELECT partner_id AS partnerId, variable_symbol AS variableSymbol, application_id AS applicationId,
+    const rows = await (await dbOfApplication(created.id))
+      .prepare(
+        `SELECT partner_id AS partnerId, variable_symbol AS variableSymbol, application_id AS applicationId,
          length(json_object('partnerId', partner_id, 'variableSymbol', variable_symbol, 'applicationId', application_id)) AS counted
        FROM application_variable_symbols WHERE application_id = ? ORDER BY variable_symbol`,
-    )
+      )
       .bind(created.id)
       .all<{ partnerId: string; variableSymbol: string; applicationId: string; counted: number }>();
     // One row per distinct symbol, keyed by its partner; the migration's SQL counts each as the service does.
@@ -203,13 +212,15 @@ describe("the partner's storage quota", () => {
     const withAnswer = await usage(partner.id);
     expect(withAnswer - before).toBeGreaterThan((await res.text()).length);
 
-    const stored = await env.DB.prepare("SELECT stored_bytes AS bytes FROM idempotency_keys WHERE partner_id = ?")
+    const stored = await dbOf(partner)
+      .prepare("SELECT stored_bytes AS bytes FROM idempotency_keys WHERE partner_id = ?")
       .bind(partner.id)
       .first<{ bytes: number }>();
-    await env.DB.prepare("UPDATE idempotency_keys SET created_at = ? WHERE partner_id = ?")
+    await dbOf(partner)
+      .prepare("UPDATE idempotency_keys SET created_at = ? WHERE partner_id = ?")
       .bind(Date.now() - IDEMPOTENCY_TTL_MS - 1, partner.id)
       .run();
-    await forgetExpiredKeys(env);
+    await forgetExpiredKeys(env, partner.shard);
     expect(await countRows("idempotency_keys", "partner_id = ?", partner.id)).toBe(0);
     expect(await usage(partner.id)).toBe(withAnswer - stored!.bytes);
     expect(await usage(partner.id)).toBe(before);

@@ -10,8 +10,11 @@ import { applications, documents, events, orderLines, refunds, shipments } from 
 import type { WriteTableName } from "../../src/db/statements";
 import { deleteWhere, insertRows, updateWhere } from "../../src/db/writes";
 import { newId } from "../../src/ids";
-import { signIn } from "../support/api";
+import { partnersOnShard, signIn } from "../support/api";
 import { createApplication } from "../support/factories";
+
+// SQL on `env.DB` directly: the partners are of shard 0 (the routing: test/db/shards.test.ts).
+partnersOnShard(0);
 
 /** Every column of a row as SQLite holds it, types included (a JSON "null" is not a NULL). */
 async function stored(table: string, id: string) {

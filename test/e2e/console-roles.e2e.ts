@@ -136,7 +136,7 @@ async function firstAdminFromCredentials(world: World): Promise<void> {
     await page.getByRole("button", { name: "Add and show the setup link" }).click();
     await page.waitForLoadState("load");
     world.links.ADMIN = await page.getByLabel("Setup link").inputValue();
-    assert.match(world.links.ADMIN, /\/console\/setup\/[A-Za-z0-9_-]{43}$/);
+    assert.match(world.links.ADMIN, /\/console\/setup\/\d+\.[A-Za-z0-9_-]{43}$/);
     assert.ok(!page.url().includes(world.links.ADMIN.split("/").at(-1)!), "the link is not in the address");
     await inspect(page, "setup link", "setup-link");
     assertQuiet(watch);

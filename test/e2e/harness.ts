@@ -14,7 +14,16 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { type Browser, chromium } from "playwright-core";
-import { type Credentials, freePort, LOCAL_DEV_VARS, partnerSql, wrangler } from "../../scripts/lib";
+import {
+  applyMigrations,
+  type Credentials,
+  freePort,
+  LOCAL_DEV_VARS,
+  partnerStatements,
+  shardBindings,
+  wrangler,
+} from "../../scripts/lib";
+import { newId } from "../../src/ids";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const STARTUP_TIMEOUT_MS = 90_000;
@@ -269,10 +278,13 @@ export async function runScenarios<World>(
   let passed = 0;
   let failed = 0;
   try {
-    wrangler(["d1", "migrations", "apply", "DB", "--local", "--persist-to", persistTo], { quiet: true });
-    for (const credentials of partners) {
-      const sql = await partnerSql(credentials, pepper, false);
-      wrangler(["d1", "execute", "DB", "--local", "--persist-to", persistTo, "--command", sql], { quiet: true });
+    applyMigrations({ persistTo, quiet: true });
+    // The partners take the shards in turn (src/db/shards.ts), as in the other tests.
+    for (const [i, credentials] of partners.entries()) {
+      const shard = i % shardBindings().length;
+      for (const { binding, sql } of await partnerStatements(credentials, pepper, false, newId(), shard)) {
+        wrangler(["d1", "execute", binding, "--local", "--persist-to", persistTo, "--command", sql], { quiet: true });
+      }
     }
     shop = await Shop.start();
     service = await Service.start(persistTo, pepper);

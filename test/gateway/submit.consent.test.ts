@@ -3,11 +3,11 @@
  * them. A change of the order while the page is open, in this tab or another, or a new day (the due
  * dates move) makes the answer decide nothing; the new offer is shown, and confirming it decides it.
  */
-import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { call, json, signIn } from "../support/api";
 import { createApplication, eventsOf } from "../support/factories";
 import { hiddenFields, openGateway, postGateway, requestWithTotal, storedDecision } from "../support/gateway";
+import { dbOfApplication } from "../support/shards";
 
 const CREATED = { sequence: 1, state: "PROCESSING", stateReason: "PROCESSING_REDIRECT_NEEDED" };
 
@@ -25,7 +25,8 @@ async function changeOrder(token: string, applicationId: string, amount: number)
 }
 
 async function acceptedOffer(applicationId: string) {
-  const row = await env.DB.prepare("SELECT accepted_offer AS offer FROM applications WHERE id = ?")
+  const row = await (await dbOfApplication(applicationId))
+    .prepare("SELECT accepted_offer AS offer FROM applications WHERE id = ?")
     .bind(applicationId)
     .first<{ offer: string | null }>();
   return row?.offer === null || row === null ? null : JSON.parse(row.offer);

@@ -1,8 +1,8 @@
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { call, json, signIn } from "../support/api";
 import { applicationRequest, createApplication, eventsOf, forceState } from "../support/factories";
 import { browse, openGateway, requestWithTotal, storedDecision, submitGateway } from "../support/gateway";
+import { dbOfApplication } from "../support/shards";
 
 const APPROVED = "https://shop.example.com/financing/approved?order=1";
 const REJECTED = "https://shop.example.com/financing/rejected";
@@ -328,9 +328,8 @@ describe("POST /gateway/{applicationId}/{token}", () => {
   it("does not redirect the customer to a stored URL that points inside a network, showing the outcome instead", async () => {
     const { token } = await signIn();
     const app = await createApplication(token);
-    await env.DB.prepare(
-      "UPDATE applications SET merchant_urls = json_set(merchant_urls, '$.approvedRedirect', ?) WHERE id = ?",
-    )
+    await (await dbOfApplication(app.id))
+      .prepare("UPDATE applications SET merchant_urls = json_set(merchant_urls, '$.approvedRedirect', ?) WHERE id = ?")
       .bind("https://10.0.0.1/admin", app.id)
       .run();
     const res = await submitGateway(app.gatewayRedirectUrl, { action: "confirm" }, { REQUIRE_HTTPS: "false" });

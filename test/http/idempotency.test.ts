@@ -1,9 +1,9 @@
-import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { sha256Hex } from "../../src/auth/crypto";
 import { call, json, login, signIn } from "../support/api";
 import { applicationCount, applicationRequest, countRows } from "../support/factories";
 import { app, expect422, shippedWithTotal } from "../support/orders";
+import { dbOf } from "../support/shards";
 
 afterEach(() => {
   vi.useRealTimers();
@@ -149,9 +149,10 @@ describe("Idempotency-Key", () => {
     const body = applicationRequest();
     // What a runtime killed mid-request leaves behind: a claim with no answer.
     const hash = await requestHash("POST /financing/v1/applications", body);
-    await env.DB.prepare(
-      "INSERT INTO idempotency_keys (partner_id, key, target, request_hash, created_at, lease_until) VALUES (?, 'crashed', 'POST /financing/v1/applications', ?, ?, ?)",
-    )
+    await dbOf(partner)
+      .prepare(
+        "INSERT INTO idempotency_keys (partner_id, key, target, request_hash, created_at, lease_until) VALUES (?, 'crashed', 'POST /financing/v1/applications', ?, ?, ?)",
+      )
       .bind(partner.id, hash, T0, T0 + 60_000)
       .run();
     const request = { token, body, headers: { "Idempotency-Key": "crashed" } };
@@ -176,9 +177,10 @@ describe("Idempotency-Key", () => {
     vi.useFakeTimers({ toFake: ["Date"] });
     vi.setSystemTime(T0);
     const { partner, token } = await signIn();
-    await env.DB.prepare(
-      "INSERT INTO idempotency_keys (partner_id, key, target, request_hash, created_at, lease_until) VALUES (?, 'crashed-2', 'POST /financing/v1/applications', 'other', ?, ?)",
-    )
+    await dbOf(partner)
+      .prepare(
+        "INSERT INTO idempotency_keys (partner_id, key, target, request_hash, created_at, lease_until) VALUES (?, 'crashed-2', 'POST /financing/v1/applications', 'other', ?, ?)",
+      )
       .bind(partner.id, T0 - 120_000, T0 - 60_000)
       .run();
     const res = await call("POST", "/financing/v1/applications", {
@@ -198,7 +200,8 @@ describe("Idempotency-Key", () => {
     });
     const created = await json<{ id: string; gatewayRedirectUrl: string }>(res);
     const gatewayToken = created.gatewayRedirectUrl.split("/").at(-1)!;
-    const row = await env.DB.prepare("SELECT * FROM idempotency_keys WHERE partner_id = ? AND key = 'sealed'")
+    const row = await dbOf(partner)
+      .prepare("SELECT * FROM idempotency_keys WHERE partner_id = ? AND key = 'sealed'")
       .bind(partner.id)
       .first<Record<string, unknown>>();
     const stored = JSON.stringify(row);

@@ -26,7 +26,7 @@ describe("error log lines", () => {
     const d1 = faultyD1(1, PLATFORM_ERRORS.notTransient);
     let status = 0;
     const lines = await logged(async () => {
-      status = (await call("GET", `/financing/v1/applications/${id}`, { token, vars: { DB: d1.DB } })).status;
+      status = (await call("GET", `/financing/v1/applications/${id}`, { token, vars: d1.vars })).status;
     });
 
     expect(status).toBe(500);
@@ -55,7 +55,7 @@ describe("error log lines", () => {
   it("log a transient failure answered 503 as a warning, with its cause", async () => {
     const { token } = await signIn();
     const d1 = faultyD1(100, PLATFORM_ERRORS.connectionLost);
-    const lines = await logged(() => call("GET", "/financing/v1/applications", { token, vars: { DB: d1.DB } }));
+    const lines = await logged(() => call("GET", "/financing/v1/applications", { token, vars: d1.vars }));
     expect(lines.find((l) => l.message === "transient failure, answered 503")).toMatchObject({
       level: "warn",
       error: { cause: { message: "D1_ERROR: Network connection lost." } },

@@ -9,7 +9,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
 import { LEASE_MS } from "../../src/mailbox/client";
 import { claim } from "../../src/notifications/delivery";
-import { OVERDUE_AFTER_MS, sweep } from "../../src/notifications/sweep";
+import { OVERDUE_AFTER_MS } from "../../src/notifications/sweep";
 import {
   alarmOf,
   applicationWithEvent,
@@ -23,16 +23,18 @@ import {
   runAlarm,
   runBatch,
   sent,
+  sweepEveryShard,
   T0,
   useNotificationHarness,
 } from "../support/notifications";
+import { dbOf, dbOfApplication } from "../support/shards";
 
 useNotificationHarness();
 
 /** One run of the sweep, its wake-ups handed to the consumer as the queue would. */
 async function sweepAndDeliver() {
   const woken = queuedEventIds();
-  await sweep(env);
+  await sweepEveryShard();
   const ids = woken();
   vi.mocked(env.NOTIFICATIONS.sendBatch).mockRestore();
   if (ids.length > 0)
@@ -45,20 +47,23 @@ async function sweepAndDeliver() {
 
 describe("a crash between claim and outcome", () => {
   it("loses nothing: an attempt lost with its instance is claimed again and sent once its lease ends, not before", async () => {
-    const { event } = await applicationWithEvent();
+    const { event, partner } = await applicationWithEvent();
     // A retry due ten minutes ago: overdue, which the sweep would wake up but for the claim.
-    await env.DB.prepare("UPDATE events SET next_attempt_at = ?, failed_attempts = 2 WHERE id = ?")
+    await dbOf(partner)
+      .prepare("UPDATE events SET next_attempt_at = ?, failed_attempts = 2 WHERE id = ?")
       .bind(T0.getTime() - 10 * 60_000, event.id)
       .run();
     partnerEndpoint(() => new Response(null, { status: 204 }));
     // What an instance that claimed the event and died mid-attempt leaves: the claim in D1, the entry
-    // held in the mailbox's storage until the lease ends, and the alarm for then; no attempt recorded.
-    const [delivery] = await claim(env, [{ eventId: event.id }], T0.getTime());
+    // held in the mailbox's storage until the lease ends (beside the partner's shard, which its first
+    // claim stored), and the alarm for then; no attempt recorded.
+    const [delivery] = await claim(env, partner.shard, [{ eventId: event.id }], T0.getTime());
     const leaseEnd = T0.getTime() + LEASE_MS;
     expect(delivery!.leaseUntil).toBe(leaseEnd);
     const mailbox = await mailboxOfEvent(event.id);
     await mailbox.state();
     await runInDurableObject(mailbox, async (_, state) => {
+      state.storage.sql.exec("INSERT INTO home (id, shard) VALUES (1, ?)", partner.shard);
       state.storage.sql.exec(
         "INSERT INTO entries (event_id, due, lease_until) VALUES (?, ?, ?)",
         event.id,
@@ -84,9 +89,9 @@ describe("a crash between claim and outcome", () => {
   });
 
   it("loses nothing: an event claimed but never handed to its mailbox is woken up by the sweep once its lease ends", async () => {
-    const { event } = await applicationWithEvent();
+    const { event, partner } = await applicationWithEvent();
     partnerEndpoint(() => new Response(null, { status: 204 }));
-    await claim(env, [{ eventId: event.id }], T0.getTime());
+    await claim(env, partner.shard, [{ eventId: event.id }], T0.getTime());
 
     vi.setSystemTime(T0.getTime() + LEASE_MS - 1);
     expect(await sweepAndDeliver()).not.toContain(event.id);
@@ -141,9 +146,10 @@ describe("a retry", () => {
     await runBatch(QUEUE, [{ body: { eventId: event.id } }]);
     const before = await mailboxOfEvent(event.id);
     const [kept] = (await before.state()).entries;
-    await env.DB.prepare(
-      "UPDATE applications SET merchant_urls = json_set(merchant_urls, '$.notificationEndpoint', ?) WHERE id = ?",
-    )
+    await (await dbOfApplication(event.application_id))
+      .prepare(
+        "UPDATE applications SET merchant_urls = json_set(merchant_urls, '$.notificationEndpoint', ?) WHERE id = ?",
+      )
       .bind("https://moved.example.com/hooks", event.application_id)
       .run();
     status = 204;
@@ -161,11 +167,11 @@ describe("a retry", () => {
 
 describe("an outcome D1 refuses", () => {
   it("is attempted again, claimed anew, once its lease ends; the 8th refusal in a row fails the event", async () => {
-    const { event } = await applicationWithEvent();
+    const { event, partner } = await applicationWithEvent();
     partnerEndpoint(() => new Response(null, { status: 204 }));
     vi.spyOn(console, "warn").mockImplementation(() => {});
-    const prepare = env.DB.prepare;
-    vi.spyOn(env.DB, "prepare").mockImplementation(function (this: D1Database, query: string) {
+    const prepare = dbOf(partner).prepare;
+    vi.spyOn(dbOf(partner), "prepare").mockImplementation(function (this: D1Database, query: string) {
       if (query.startsWith('INSERT INTO "notification_outcomes"')) throw new Error("D1 is down");
       return prepare.call(this, query);
     });

@@ -4,7 +4,6 @@
  * once and starts the next as one ends. Through the whole path in the runtime (the consumer, D1, the
  * mailboxes); only the partners' endpoints are stubbed.
  */
-import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
 import { BASE_COOLDOWN_MS, CONCURRENCY, THRESHOLD } from "../../src/domain/endpoint-circuit";
 import { signIn } from "../support/api";
@@ -20,6 +19,7 @@ import {
   T0,
   useNotificationHarness,
 } from "../support/notifications";
+import { dbHolding } from "../support/shards";
 
 useNotificationHarness();
 
@@ -212,7 +212,7 @@ describe("circuits", () => {
 });
 
 async function eventRow(id: string) {
-  return (await env.DB.prepare("SELECT * FROM events WHERE id = ?").bind(id).first<{
+  return (await (await dbHolding("events", id)).prepare("SELECT * FROM events WHERE id = ?").bind(id).first<{
     application_id: string;
     status: string;
     next_attempt_at: number;

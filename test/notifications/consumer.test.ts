@@ -22,31 +22,40 @@ import {
   T0,
   useNotificationHarness,
 } from "../support/notifications";
+import { dbHolding, dbOfApplication, shardDatabases } from "../support/shards";
 
 useNotificationHarness();
 
 async function setEvent(id: string, fields: string, ...values: unknown[]) {
-  await env.DB.prepare(`UPDATE events SET ${fields} WHERE id = ?`)
+  await (await dbHolding("events", id))
+    .prepare(`UPDATE events SET ${fields} WHERE id = ?`)
     .bind(...values, id)
     .run();
 }
 
 const headersOf = (req: { headers: Headers }) => Object.fromEntries(req.headers);
 
-/** Records the SQL of every D1 statement from now on (the harness's own polling left out). */
+/**
+ * Records the SQL of every D1 statement, on every shard, from now on (the harness's own polling and its
+ * look-ups of which shard holds a row, test/support/shards.ts, left out).
+ */
 function countStatements() {
   const prepared: string[] = [];
-  const prepare = env.DB.prepare;
-  vi.spyOn(env.DB, "prepare").mockImplementation(function (this: D1Database, query: string) {
-    if (!query.startsWith("SELECT COUNT(*) AS n FROM events WHERE delivering_until")) prepared.push(query);
-    return prepare.call(this, query);
-  });
-  vi.spyOn(env.DB, "batch").mockImplementation(() => {
-    throw new Error("no batch expected");
-  });
+  for (const db of shardDatabases()) {
+    const prepare = db.prepare;
+    vi.spyOn(db, "prepare").mockImplementation(function (this: D1Database, query: string) {
+      if (!/^SELECT (COUNT\(\*\) AS n FROM events WHERE delivering_until|1 FROM )/.test(query)) prepared.push(query);
+      return prepare.call(this, query);
+    });
+    vi.spyOn(db, "batch").mockImplementation(() => {
+      throw new Error("no batch expected");
+    });
+  }
   return () => {
-    vi.mocked(env.DB.prepare).mockRestore();
-    vi.mocked(env.DB.batch).mockRestore();
+    for (const db of shardDatabases()) {
+      vi.mocked(db.prepare).mockRestore();
+      vi.mocked(db.batch).mockRestore();
+    }
     return prepared;
   };
 }
@@ -194,14 +203,14 @@ describe("the notification consumer", () => {
   });
 
   it("puts a wake-up due later than a second back on the queue for its time, claiming nothing", async () => {
-    const { event } = await applicationWithEvent();
+    const { partner, event } = await applicationWithEvent();
     const due = T0.getTime() + 5 * 3_600_000;
     await setEvent(event.id, "next_attempt_at = ?", due);
     const fetch = partnerEndpoint(() => new Response(null, { status: 204 }));
     const send = vi.spyOn(env.NOTIFICATIONS, "send").mockResolvedValue(undefined as never);
     const result = await runBatch(QUEUE, [{ body: { eventId: event.id, due } }]);
     expect(result.explicitAcks).toEqual(["msg-0"]);
-    expect(send).toHaveBeenCalledWith({ eventId: event.id, due }, { delaySeconds: 18_000 });
+    expect(send).toHaveBeenCalledWith({ eventId: event.id, due, shard: partner.shard }, { delaySeconds: 18_000 });
     expect(fetch).not.toHaveBeenCalled();
     expect(await firstEvent(event.application_id)).toMatchObject({ status: "PENDING", delivering_until: null });
   });
@@ -385,9 +394,10 @@ describe("the notification consumer", () => {
 describe("the endpoint, checked again before every POST", () => {
   it("is not contacted when it points inside the network; the event fails with the reason", async () => {
     const { event } = await applicationWithEvent();
-    await env.DB.prepare(
-      "UPDATE applications SET merchant_urls = json_set(merchant_urls, '$.notificationEndpoint', ?) WHERE id = ?",
-    )
+    await (await dbOfApplication(event.application_id))
+      .prepare(
+        "UPDATE applications SET merchant_urls = json_set(merchant_urls, '$.notificationEndpoint', ?) WHERE id = ?",
+      )
       .bind("https://169.254.169.254/latest/meta-data", event.application_id)
       .run();
     const fetch = partnerEndpoint(() => new Response(null, { status: 200 }));
@@ -403,9 +413,10 @@ describe("the endpoint, checked again before every POST", () => {
 
   it("reaches a receiver on this machine where HTTPS is not required (local development)", async () => {
     const { event } = await applicationWithEvent();
-    await env.DB.prepare(
-      "UPDATE applications SET merchant_urls = json_set(merchant_urls, '$.notificationEndpoint', ?) WHERE id = ?",
-    )
+    await (await dbOfApplication(event.application_id))
+      .prepare(
+        "UPDATE applications SET merchant_urls = json_set(merchant_urls, '$.notificationEndpoint', ?) WHERE id = ?",
+      )
       .bind("http://127.0.0.1:4000/notifications", event.application_id)
       .run();
     partnerEndpoint(() => new Response(null, { status: 204 }));

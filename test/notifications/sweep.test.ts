@@ -1,6 +1,5 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
-import { sweep } from "../../src/notifications/sweep";
 import {
   applicationWithEvent,
   attempts,
@@ -9,9 +8,11 @@ import {
   QUEUE,
   runBatch,
   sent,
+  sweepEveryShard,
   T0,
   useNotificationHarness,
 } from "../support/notifications";
+import { dbHolding, dbOf } from "../support/shards";
 
 useNotificationHarness();
 
@@ -27,33 +28,34 @@ function queued() {
 }
 
 async function setEvent(id: string, fields: string, ...values: unknown[]) {
-  await env.DB.prepare(`UPDATE events SET ${fields} WHERE id = ?`)
+  await (await dbHolding("events", id))
+    .prepare(`UPDATE events SET ${fields} WHERE id = ?`)
     .bind(...values, id)
     .run();
 }
 
 describe("the sweep", () => {
   it("wakes up an event never handed to the queue once it is two minutes overdue, and makes it due now", async () => {
-    const { event } = await applicationWithEvent();
+    const { event, partner } = await applicationWithEvent();
     const queue = queued();
     vi.setSystemTime(T0.getTime() + MINUTE);
-    await sweep(env);
+    await sweepEveryShard();
     expect(queue.messages().map((m) => m.eventId)).not.toContain(event.id);
     const at = T0.getTime() + 2 * MINUTE + 1;
     vi.setSystemTime(at);
-    await sweep(env);
-    expect(queue.messages()).toContainEqual({ eventId: event.id, due: at });
+    await sweepEveryShard();
+    expect(queue.messages()).toContainEqual({ eventId: event.id, due: at, shard: partner.shard });
     expect((await firstEvent(event.application_id)).next_attempt_at).toBe(at);
   });
 
   it("re-sends an event whose retry wake-up was lost, once, and drops the lost one if it turns up", async () => {
-    const { event } = await applicationWithEvent();
+    const { event, partner } = await applicationWithEvent();
     const lost = T0.getTime() - 10 * MINUTE;
     await setEvent(event.id, "failed_attempts = 2, next_attempt_at = ?", lost);
     const queue = queued();
-    await sweep(env);
+    await sweepEveryShard();
     const wakeUp = queue.messages().find((m) => m.eventId === event.id)!;
-    expect(wakeUp).toEqual({ eventId: event.id, due: T0.getTime() });
+    expect(wakeUp).toEqual({ eventId: event.id, due: T0.getTime(), shard: partner.shard });
     partnerEndpoint(() => new Response(null, { status: 200 }));
     await runBatch(QUEUE, [{ body: wakeUp }, { body: { eventId: event.id, due: lost } }]);
     expect(sent).toHaveLength(1);
@@ -72,7 +74,7 @@ describe("the sweep", () => {
     await setEvent(failed.event.id, "status = 'FAILED', next_attempt_at = NULL");
     await setEvent(inFlight.event.id, "next_attempt_at = ?, delivering_until = ?", overdue, T0.getTime() + 20_000);
     const queue = queued();
-    await sweep(env);
+    await sweepEveryShard();
     const woken = queue.messages().map((m) => m.eventId);
     for (const { event } of [due, delivered, failed, inFlight]) expect(woken).not.toContain(event.id);
     // The planted claim has no mailbox behind it to end it: ended here, so that the harness finds nothing held.
@@ -81,27 +83,27 @@ describe("the sweep", () => {
 
   it("drains a backlog of 10,000 overdue events in one run, each once, a hundred per queue batch", async () => {
     const { event, partner } = await applicationWithEvent();
-    await env.DB.prepare(
-      `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 10000)
+    await dbOf(partner)
+      .prepare(
+        `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 10000)
        INSERT INTO events (id, application_id, partner_id, sequence, state, state_reason, occurred_at, status, next_attempt_at, failed_attempts)
        SELECT printf('BACKLOG%019d', i), ?, ?, i + 1, 'READY', 'READY_TO_SHIP', ?, 'PENDING', ?, i % 5 FROM n`,
-    )
+      )
       .bind(event.application_id, partner.id, T0.getTime() - 3_600_000, T0.getTime() - 30 * MINUTE)
       .run();
     const queue = queued();
-    await sweep(env);
+    await sweepEveryShard();
     const backlog = queue.messages().filter((m) => m.eventId.startsWith("BACKLOG"));
     expect(backlog).toHaveLength(10_000);
     expect(new Set(backlog.map((m) => m.eventId)).size).toBe(10_000);
     expect(queue.calls.mock.calls.every((c) => [...c[0]].length <= 100)).toBe(true);
-    const left = await env.DB.prepare(
-      "SELECT COUNT(*) AS n FROM events WHERE id LIKE 'BACKLOG%' AND next_attempt_at < ?",
-    )
+    const left = await dbOf(partner)
+      .prepare("SELECT COUNT(*) AS n FROM events WHERE id LIKE 'BACKLOG%' AND next_attempt_at < ?")
       .bind(T0.getTime())
       .first<{ n: number }>();
     expect(left!.n).toBe(0);
     queue.calls.mockClear();
-    await sweep(env);
+    await sweepEveryShard();
     expect(queue.messages().filter((m) => m.eventId.startsWith("BACKLOG"))).toEqual([]);
   }, 60_000);
 
@@ -110,10 +112,10 @@ describe("the sweep", () => {
     await setEvent(event.id, "next_attempt_at = ?", T0.getTime() - 10 * MINUTE);
     vi.spyOn(env.NOTIFICATIONS, "sendBatch").mockRejectedValue(new Error("queue unavailable"));
     vi.spyOn(console, "warn").mockImplementation(() => {});
-    expect(await sweep(env)).toBe(0);
+    expect(await sweepEveryShard()).toBe(0);
     vi.setSystemTime(T0.getTime() + 3 * MINUTE);
     const queue = queued();
-    await sweep(env);
+    await sweepEveryShard();
     expect(queue.messages().map((m) => m.eventId)).toContain(event.id);
   });
 });

@@ -14,7 +14,13 @@ describe("the token's object", () => {
       state.storage.sql.exec("SELECT * FROM session").toArray(),
     );
     expect(stored).toEqual([
-      { id: 1, partner_id: partner.id, expires_at: T0.getTime() + 7_200_000, wire_profile: "DEFAULT" },
+      {
+        id: 1,
+        partner_id: partner.id,
+        expires_at: T0.getTime() + 7_200_000,
+        wire_profile: "DEFAULT",
+        shard: partner.shard,
+      },
     ]);
     expect(JSON.stringify(stored)).not.toContain(token);
   });
@@ -38,6 +44,7 @@ describe("the token's object", () => {
       partnerId: "P1",
       expiresAt: now + 60_000,
       wireProfile: "DEFAULT",
+      shard: 0,
     });
   });
 
@@ -95,7 +102,12 @@ describe("a console session's object", () => {
   const consoleObject = async (id: string) =>
     env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(`console-session:${await sha256Hex(id)}`));
   const MINUTE = 60_000;
-  const session = { partnerId: "P1", idleUntil: T0.getTime() + 30 * MINUTE, expiresAt: T0.getTime() + 480 * MINUTE };
+  const session = {
+    partnerId: "P1",
+    shard: 1,
+    idleUntil: T0.getTime() + 30 * MINUTE,
+    expiresAt: T0.getTime() + 480 * MINUTE,
+  };
 
   it("stores nothing for a made-up session id", async () => {
     const stub = await consoleObject("made-up-session-id");

@@ -1,9 +1,12 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { call, json, login, signIn } from "../support/api";
+import { call, json, login, partnersOnShard, signIn } from "../support/api";
 import { applicationRequest } from "../support/factories";
 import { tokenObject } from "../support/rate-limit";
+
+// SQL on `env.DB` directly: the partners are of shard 0 (the routing: test/db/shards.test.ts).
+partnersOnShard(0);
 
 /**
  * The local D1 has no replicas, so these tests give the app a D1 that behaves like a replicated one

@@ -4,22 +4,18 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { database } from "../../src/db/client";
+import { shardDatabase } from "../../src/db/client";
 import { MARK_PAYOUT } from "../../src/db/payout-mark";
 import { closePayout } from "../../src/settlement/payouts";
 import { call, signIn } from "../support/api";
 import { app, approved, order, put } from "../support/orders";
 import { closeNow } from "../support/settlement-api";
+import { dbOf, rowsOverShards } from "../support/shards";
 
 const HOUR = 3_600_000;
 
-async function rows<T>(sql: string, ...bind: unknown[]): Promise<T[]> {
-  return (
-    await env.DB.prepare(sql)
-      .bind(...bind)
-      .all<T>()
-  ).results;
-}
+/** The rows of every shard (test/support/shards.ts): this file's queries name the partner. */
+const rows = <T>(sql: string, ...bind: unknown[]): Promise<T[]> => rowsOverShards<T>(sql, ...bind);
 
 describe("payouts closing while operations write entries", () => {
   it("lose no entry and put none in two payouts; each pays the sum of what it holds", async () => {
@@ -28,9 +24,10 @@ describe("payouts closing while operations write entries", () => {
     for (let i = 0; i < 6; i++) ids.push(await approved(token));
     for (const id of ids) await put(token, `${app(id)}/order/send`, { items: [{ code: "KB-01" }] });
 
-    const db = database(env);
+    // On the partner's shard, as the cron closes it (src/scheduled.ts).
+    const db = shardDatabase(env, partner.shard);
     const close = () =>
-      closePayout(db, env.DB, { partnerId: partner.id, currency: "CZK", periodEnd: Date.now() + HOUR }, Date.now());
+      closePayout(db, db.$client, { partnerId: partner.id, currency: "CZK", periodEnd: Date.now() + HOUR }, Date.now());
     const racing = await Promise.all([
       ...ids.map((id) => put(token, `${app(id)}/order/send`, { items: [{ code: "BK-7" }] })),
       ...ids
@@ -54,7 +51,7 @@ describe("payouts closing while operations write entries", () => {
       "SELECT id FROM payouts WHERE partner_id = ? AND status = 'PENDING' LIMIT 1",
       partner.id,
     );
-    if (someone) await env.DB.prepare(MARK_PAYOUT).bind("FAILED", null, someone.id).run();
+    if (someone) await dbOf(partner).prepare(MARK_PAYOUT).bind("FAILED", null, someone.id).run();
     await close();
 
     const entries = await rows<{

@@ -2,13 +2,13 @@
  * Payouts closed by the cron at the day's cutoff (CONTRACT 6b), marked by the operator as the command
  * does (one SQL statement: scripts/payouts-mark.ts), and the applications told when paid.
  */
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { MARK_PAYOUT } from "../../src/db/payout-mark";
 import { call, json, signIn } from "../support/api";
 import { countRows } from "../support/factories";
 import { app, put } from "../support/orders";
 import { entriesOf, type PayoutView } from "../support/settlement-api";
+import { dbHolding } from "../support/shards";
 import { at, confirmed, cron, DAY, events, HOUR, useClock } from "../support/time";
 
 useClock();
@@ -20,7 +20,7 @@ const payouts = async (token: string) =>
   (await json<{ data: PayoutView[] }>(await call("GET", "/financing/v1/payouts", { token }))).data;
 
 async function mark(payoutId: string, status: "PAID" | "FAILED", paidAt: number | null) {
-  return env.DB.prepare(MARK_PAYOUT).bind(status, paidAt, payoutId).run();
+  return (await dbHolding("payouts", payoutId)).prepare(MARK_PAYOUT).bind(status, paidAt, payoutId).run();
 }
 
 describe("the daily closing", () => {

@@ -1,13 +1,18 @@
 import { createExecutionContext, SELF, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
+import { afterAll, beforeAll } from "vitest";
 import { createApp } from "../../src/app";
 import { hashPassword, newSigningSecret, randomSecret, sealSecret } from "../../src/auth/crypto";
 import type { Env } from "../../src/config";
+import { everyShard, shardBinding } from "../../src/db/shards";
 import type { WireProfile } from "../../src/domain/wire-profile";
 import { newId } from "../../src/ids";
 import { expectDocumented } from "./openapi-check";
 
 export const BASE = "http://api.test";
+
+/** Variables (and bindings) a request overrides: what the Worker's env holds, by name. */
+export type Vars = { readonly [name: string]: unknown };
 
 export interface CallOptions {
   token?: string;
@@ -15,7 +20,7 @@ export interface CallOptions {
   body?: unknown;
   headers?: Record<string, string>;
   /** Variables to override for this request only (goes through the same app with a modified env). */
-  vars?: Partial<Env>;
+  vars?: Vars;
   /** The wire profile of the token's partner: which document the answer is checked against (ours by default). */
   wire?: WireProfile;
 }
@@ -40,7 +45,7 @@ export async function call(method: string, path: string, options: CallOptions = 
 export async function send(
   url: string,
   init: RequestInit,
-  vars?: Partial<Env>,
+  vars?: Vars,
   wire: WireProfile = "DEFAULT",
 ): Promise<Response> {
   let res: Response;
@@ -69,7 +74,7 @@ const workers = new Map<string, { app: ReturnType<typeof createApp>; env: Env }>
 const bindingIds = new WeakMap<object, number>();
 let lastBindingId = 0;
 
-function withVars(vars: Partial<Env>) {
+function withVars(vars: Vars) {
   const key = JSON.stringify(
     Object.entries(vars)
       .sort(([a], [b]) => (a < b ? -1 : 1))
@@ -94,6 +99,8 @@ function idOf(binding: object): number {
 
 export interface TestPartner {
   id: string;
+  /** Its shard (src/db/shards.ts): its rows are in `dbOf(partner)` (test/support/shards.ts). */
+  shard: number;
   username: string;
   password: string;
   apiKey: string;
@@ -104,30 +111,63 @@ export interface TestPartner {
 export interface PartnerOptions {
   /** The shapes the partner is answered in (src/wire); DEFAULT unless given. */
   wireProfile?: WireProfile;
+  /** Its shard; unless given, the next in turn. */
+  shard?: number;
 }
 
-/** A partner of its own for every test, so tests never depend on each other's data. */
+/** How many partners were placed: they take the shards in turn. */
+let placed = 0;
+/** The one shard of the file's partners, when it pinned them (partnersOnShard). */
+let pinned: number | undefined;
+
+/**
+ * For a file that tests SQL on one binding directly (src/db/ and its callers on `env.DB`, as shard 0):
+ * its partners all go to `shard`, until the file ends. Which shard a request reaches is the routing's
+ * own test (test/db/shards.test.ts); everything that goes through a request keeps partners in turn.
+ */
+export function partnersOnShard(shard: number): void {
+  beforeAll(() => {
+    pinned = shard;
+  });
+  afterAll(() => {
+    pinned = undefined;
+  });
+}
+
+/**
+ * A partner of its own for every test, so tests never depend on each other's data. Partners take the
+ * shards in turn (wrangler.toml binds two), so that every test runs with partners on both and goes
+ * through the routing (src/db/shards.ts): its whole row on its shard and, for a shard other than 0, its
+ * identity in the directory, as `npm run partner:create` writes them.
+ */
 export async function createPartner(options: PartnerOptions = {}): Promise<TestPartner> {
+  const shard = options.shard ?? pinned ?? placed++ % everyShard(env).length;
   const partner = {
     id: newId(),
+    shard,
     username: `partner-${newId().toLowerCase()}`,
     password: randomSecret(12),
     apiKey: randomSecret(24),
     signingSecret: newSigningSecret(),
   };
-  await env.DB.prepare(
-    `INSERT INTO partners (id, username, display_name, password_hash, api_key_ciphertext, signing_secret_ciphertext,
-       wire_profile, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-  )
+  const passwordHash = await hashPassword(partner.password, env.AUTH_PEPPER);
+  const wireProfile = options.wireProfile ?? "DEFAULT";
+  const insert = `INSERT INTO partners (id, username, display_name, password_hash, api_key_ciphertext,
+    signing_secret_ciphertext, wire_profile, shard, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+  const identity = [partner.id, partner.username, `Shop ${partner.username}`, passwordHash] as const;
+  if (shard !== 0) {
+    await env.DB.prepare(insert)
+      .bind(...identity, "", null, wireProfile, shard, Date.now())
+      .run();
+  }
+  await shardBinding(env, shard)
+    .prepare(insert)
     .bind(
-      partner.id,
-      partner.username,
-      `Shop ${partner.username}`,
-      await hashPassword(partner.password, env.AUTH_PEPPER),
+      ...identity,
       await sealSecret(partner.apiKey, env.AUTH_PEPPER, "api-key"),
       await sealSecret(partner.signingSecret, env.AUTH_PEPPER, "signing-secret"),
-      options.wireProfile ?? "DEFAULT",
+      wireProfile,
+      shard,
       Date.now(),
     )
     .run();

@@ -3,11 +3,11 @@
  * reference life (approved at the gateway, delivered, paid out, every notification delivered) and the
  * sandbox's clock moved past the archive's age.
  */
-import { env } from "cloudflare:workers";
 import { expect } from "vitest";
 import { call } from "./api";
 import { app, put } from "./orders";
 import { closeNow } from "./settlement-api";
+import { dbOfApplication } from "./shards";
 import { confirmed, DAY } from "./time";
 
 /** ARCHIVE_AFTER_DAYS as the tests run it (the default). */
@@ -25,14 +25,19 @@ export async function advance(token: string, id: string, seconds: number) {
  * events are gone.
  */
 export async function delivered(applicationId: string) {
-  await env.DB.batch([
-    env.DB.prepare(
-      `INSERT INTO notification_attempts (id, event_id, attempted_at, http_status, error, duration_ms)
+  const db = await dbOfApplication(applicationId);
+  await db.batch([
+    db
+      .prepare(
+        `INSERT INTO notification_attempts (id, event_id, attempted_at, http_status, error, duration_ms)
        SELECT id || '-1', id, occurred_at, 200, NULL, 12 FROM events WHERE application_id = ?1 AND status = 'PENDING'`,
-    ).bind(applicationId),
-    env.DB.prepare(
-      "UPDATE events SET status = 'DELIVERED', delivered_at = occurred_at, next_attempt_at = NULL WHERE application_id = ?1",
-    ).bind(applicationId),
+      )
+      .bind(applicationId),
+    db
+      .prepare(
+        "UPDATE events SET status = 'DELIVERED', delivered_at = occurred_at, next_attempt_at = NULL WHERE application_id = ?1",
+      )
+      .bind(applicationId),
   ]);
 }
 

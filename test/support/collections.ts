@@ -1,7 +1,7 @@
-import { env } from "cloudflare:workers";
 import { FINANCING_TYPES } from "../../src/domain/financing-terms";
 import { newId } from "../../src/ids";
 import { call, json } from "./api";
+import { dbOf } from "./shards";
 
 /** What a seeded application holds, in the partner's terms, to compute expectations in JS. */
 export interface Seeded {
@@ -73,13 +73,14 @@ export function generate(count: number, seed: number): Seeded[] {
 }
 
 export async function insert(partnerId: string, seeded: readonly Seeded[]): Promise<void> {
-  const application = env.DB.prepare(
+  const db = await dbOf(partnerId);
+  const application = db.prepare(
     `INSERT INTO applications (id, partner_id, type, state, state_reason, agreement_terms_and_conditions, customer,
        order_details, merchant_urls, order_number, customer_email, variable_symbols, currency, total_amount,
        approved_amount, created_at, updated_at)
      VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, 'CZK', ?, ?, ?, ?)`,
   );
-  const line = env.DB.prepare(
+  const line = db.prepare(
     `INSERT INTO order_lines (id, application_id, position, code, name, type, quantity, total_price_amount,
        total_vat_rate, total_vat_amount, state, created_at, updated_at)
      VALUES (?, ?, 0, 'SKU-1', 'Bicycle', 'PHYSICAL', 1, ?, 21, ?, 'PROCESSING', ?, ?)`,
@@ -108,7 +109,7 @@ export async function insert(partnerId: string, seeded: readonly Seeded[]): Prom
     ),
     line.bind(newId(a.createdAt), a.id, a.totalPrice, Math.round((a.totalPrice * 21) / 121), a.createdAt, a.updatedAt),
   ]);
-  for (let i = 0; i < statements.length; i += 200) await env.DB.batch(statements.slice(i, i + 200));
+  for (let i = 0; i < statements.length; i += 200) await db.batch(statements.slice(i, i + 200));
 }
 
 // ---- Reading the list ------------------------------------------------------------------------

@@ -3,7 +3,7 @@
  * server expires them), never follows redirects (tests see the 303 and its Location), and reads forms
  * as a person would submit them: their hidden fields, plus what the test fills in.
  */
-import type { Env } from "../../src/config";
+import type { Vars } from "./api";
 import { BASE, send, type TestPartner } from "./api";
 
 export interface Page {
@@ -44,7 +44,7 @@ export class ConsoleBrowser {
 
   constructor(
     /** Variables to override for this browser's requests (through the same app, see send()). */
-    readonly vars?: Partial<Env>,
+    readonly vars?: Vars,
     /** Headers every request carries (a client address, say). */
     readonly headers: Record<string, string> = {},
   ) {}
@@ -100,7 +100,7 @@ export class ConsoleBrowser {
 }
 
 /** A browser signed in as the partner. */
-export async function signedInBrowser(partner: TestPartner, vars?: Partial<Env>): Promise<ConsoleBrowser> {
+export async function signedInBrowser(partner: TestPartner, vars?: Vars): Promise<ConsoleBrowser> {
   const browser = new ConsoleBrowser(vars);
   const res = await browser.signIn(partner);
   if (res.status !== 303) throw new Error(`sign-in failed: ${res.status} ${res.text}`);

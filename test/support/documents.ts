@@ -7,6 +7,7 @@ import { toBase64 } from "../../src/auth/crypto";
 import { newId } from "../../src/ids";
 import { call } from "./api";
 import { app } from "./orders";
+import { dbHolding, dbOfApplication } from "./shards";
 
 /** `size` random bytes (incompressible, every byte value). */
 export function randomFile(size: number): Uint8Array<ArrayBuffer> {
@@ -52,14 +53,19 @@ export async function keptInD1(
     createdAt: Date.now(),
     applicationId,
   };
-  await env.DB.batch([
-    env.DB.prepare(
-      `INSERT INTO documents (id, application_id, type, filename, mime_type, content, description, variable_symbol, size, created_at)
+  const db = await dbOfApplication(applicationId);
+  await db.batch([
+    db
+      .prepare(
+        `INSERT INTO documents (id, application_id, type, filename, mime_type, content, description, variable_symbol, size, created_at)
        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)`,
-    ).bind(id, applicationId, row.type, filename, mimeType, row.content, null, null, row.size, row.createdAt),
-    env.DB.prepare(
-      "UPDATE partners SET stored_bytes = stored_bytes + ?1 WHERE id = (SELECT partner_id FROM applications WHERE id = ?2)",
-    ).bind(new TextEncoder().encode(JSON.stringify(row)).length, applicationId),
+      )
+      .bind(id, applicationId, row.type, filename, mimeType, row.content, null, null, row.size, row.createdAt),
+    db
+      .prepare(
+        "UPDATE partners SET stored_bytes = stored_bytes + ?1 WHERE id = (SELECT partner_id FROM applications WHERE id = ?2)",
+      )
+      .bind(new TextEncoder().encode(JSON.stringify(row)).length, applicationId),
   ]);
   return id;
 }
@@ -96,9 +102,8 @@ export async function keysUnder(prefix: string): Promise<string[]> {
 
 /** What a document's row holds: its file key, and the length of the content kept in it. */
 export async function documentRow(id: string) {
-  return env.DB.prepare(
-    "SELECT file_key AS fileKey, length(content) AS contentLength, size FROM documents WHERE id = ?",
-  )
+  return (await dbHolding("documents", id))
+    .prepare("SELECT file_key AS fileKey, length(content) AS contentLength, size FROM documents WHERE id = ?")
     .bind(id)
     .first<{ fileKey: string | null; contentLength: number; size: number }>();
 }

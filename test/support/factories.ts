@@ -1,6 +1,6 @@
-import { env } from "cloudflare:workers";
 import { call, json } from "./api";
 import { type ApplicationRequest, applicationRequest } from "./application-request";
+import { dbOfApplication, shardDatabases } from "./shards";
 
 export { type ApplicationRequest, applicationRequest };
 
@@ -26,10 +26,11 @@ export async function forceState(id: string, state: string, stateReason: string,
   const at = Date.now();
   const expiresAt = state === "READY" ? at + 28 * 86_400_000 : null;
   const reminderAt = expiresAt === null ? null : expiresAt - 7 * 86_400_000;
-  await env.DB.prepare(
-    `UPDATE applications SET state = ?, state_reason = ?, approved_amount = COALESCE(?, total_amount),
+  await (await dbOfApplication(id))
+    .prepare(
+      `UPDATE applications SET state = ?, state_reason = ?, approved_amount = COALESCE(?, total_amount),
        decided_at = ?, expires_at = ?, reminder_at = ?, next_due_at = ?, version = version + 1 WHERE id = ?`,
-  )
+    )
     .bind(state, stateReason, approvedAmount ?? null, at, expiresAt, reminderAt, reminderAt, id)
     .run();
 }
@@ -37,44 +38,56 @@ export async function forceState(id: string, state: string, stateReason: string,
 /** Test set-up only: approved at `decidedAt`, its authorization (extended) until `expiresAt`, reminded already. */
 export async function forceExtended(id: string, decidedAt: number, expiresAt: number) {
   await forceState(id, "READY", "READY_TO_SHIP");
-  await env.DB.prepare(
-    "UPDATE applications SET decided_at = ?, expires_at = ?, reminder_at = NULL, next_due_at = ? WHERE id = ?",
-  )
+  await (await dbOfApplication(id))
+    .prepare("UPDATE applications SET decided_at = ?, expires_at = ?, reminder_at = NULL, next_due_at = ? WHERE id = ?")
     .bind(decidedAt, expiresAt, expiresAt, id)
     .run();
 }
 
 /** Test set-up only: the customer confirmed and a manual review that approves settles at `reviewAt`. */
 export async function forceReview(id: string, reviewAt: number) {
-  await env.DB.prepare(
-    `UPDATE applications SET state = 'PROCESSING', state_reason = 'PROCESSING_MANUAL_REVIEW', review_at = ?,
+  await (await dbOfApplication(id))
+    .prepare(
+      `UPDATE applications SET state = 'PROCESSING', state_reason = 'PROCESSING_MANUAL_REVIEW', review_at = ?,
        review_outcome = 'APPROVE', expires_at = NULL, reminder_at = NULL, next_due_at = ?, version = version + 1
      WHERE id = ?`,
-  )
+    )
     .bind(reviewAt, reviewAt, id)
     .run();
 }
 
 /** Test set-up only: marks lines with the given code as `state`. */
 export async function forceLineState(applicationId: string, code: string, state: string) {
-  await env.DB.prepare("UPDATE order_lines SET state = ? WHERE application_id = ? AND code = ?")
+  await (await dbOfApplication(applicationId))
+    .prepare("UPDATE order_lines SET state = ? WHERE application_id = ? AND code = ?")
     .bind(state, applicationId, code)
     .run();
 }
 
+/**
+ * Rows of `table` matching `where`, over every shard (each partner's rows are in one). Partners are
+ * counted where their whole row is: the directory's rows of other shards' partners are not counted.
+ */
 export async function countRows(table: string, where = "1 = 1", ...bind: unknown[]): Promise<number> {
-  const row = await env.DB.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE ${where}`)
-    .bind(...bind)
-    .first<{ n: number }>();
-  return row!.n;
+  let n = 0;
+  for (const [shard, binding] of shardDatabases().entries()) {
+    const own = table === "partners" ? ` AND shard = ${shard}` : "";
+    const row = await binding
+      .prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE (${where})${own}`)
+      .bind(...bind)
+      .first<{ n: number }>();
+    n += row!.n;
+  }
+  return n;
 }
 
 export const applicationCount = (partnerId: string) => countRows("applications", "partner_id = ?", partnerId);
 
 export async function eventsOf(applicationId: string) {
-  const rows = await env.DB.prepare(
-    "SELECT sequence, state, state_reason AS stateReason FROM events WHERE application_id = ? ORDER BY sequence",
-  )
+  const rows = await (await dbOfApplication(applicationId))
+    .prepare(
+      "SELECT sequence, state, state_reason AS stateReason FROM events WHERE application_id = ? ORDER BY sequence",
+    )
     .bind(applicationId)
     .all<{ sequence: number; state: string; stateReason: string }>();
   return rows.results;

@@ -4,10 +4,14 @@
  * everything else is the real local runtime.
  */
 import { env } from "cloudflare:workers";
+import { everyShard } from "../../src/db/shards";
 
 const REAL = Symbol("real statement");
 
-/** D1 (with its sessions) that fails the next `failures` executions with `error()`; counts executions. */
+/**
+ * Every shard's D1 (with its sessions; src/db/shards.ts) failing the next `failures` executions, of any
+ * of them, with `error()`; counts executions. `vars` is what a request overrides to meet them.
+ */
 export function faultyD1(failures: number, error: () => Error) {
   const state = { left: failures, executions: 0 };
   const fail = () => {
@@ -39,11 +43,14 @@ export function faultyD1(failures: number, error: () => Error) {
       fail();
       return db.batch(statements.map(real));
     },
-    withSession: (constraint?: string) => client(env.DB.withSession(constraint)),
+    withSession: (constraint?: string) => client((db as D1Database).withSession(constraint)),
     getBookmark: () => ("getBookmark" in db ? db.getBookmark() : null),
     exec: (query: string) => (db as D1Database).exec(query),
   });
-  return { DB: client(env.DB) as unknown as D1Database, state };
+  const vars = Object.fromEntries(
+    everyShard(env).map(({ shard, binding }) => [shard === 0 ? "DB" : `SHARD_${shard}`, client(binding)]),
+  ) as unknown as Record<"DB" | `SHARD_${number}`, D1Database>;
+  return { vars, state };
 }
 
 /** The Durable Object namespace, with `method` of every stub failing with `error()`. */

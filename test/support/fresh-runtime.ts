@@ -9,18 +9,23 @@
 import { applyD1Migrations } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterAll, vi } from "vitest";
+import { everyShard } from "../../src/db/shards";
 
-// Idempotent: applyD1Migrations records what it applied, so every file may run it.
-await applyD1Migrations(env.DB, env.TEST_MIGRATIONS);
-
-const { results: tables } = await env.DB.prepare(
-  "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND name <> 'd1_migrations'",
-).all<{ name: string }>();
-// One transaction, the foreign keys checked at its end: the order of the tables does not matter.
-await env.DB.batch([
-  env.DB.prepare("PRAGMA defer_foreign_keys = on"),
-  ...tables.map(({ name }) => env.DB.prepare(`DELETE FROM "${name}"`)),
-]);
+// Every shard (wrangler.toml binds two) gets the schema and loses its rows. Idempotent: applyD1Migrations
+// records what it applied, so every file may run it.
+for (const { binding } of everyShard(env)) {
+  await applyD1Migrations(binding, env.TEST_MIGRATIONS);
+  const { results: tables } = await binding
+    .prepare(
+      "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND name <> 'd1_migrations'",
+    )
+    .all<{ name: string }>();
+  // One transaction, the foreign keys checked at its end: the order of the tables does not matter.
+  await binding.batch([
+    binding.prepare("PRAGMA defer_foreign_keys = on"),
+    ...tables.map(({ name }) => binding.prepare(`DELETE FROM "${name}"`)),
+  ]);
+}
 
 afterAll(() => {
   vi.useRealTimers();

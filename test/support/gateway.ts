@@ -1,14 +1,14 @@
-import { env } from "cloudflare:workers";
-import type { Env } from "../../src/config";
+import type { Vars } from "./api";
 import { send } from "./api";
 import { applicationRequest } from "./factories";
+import { dbOfApplication } from "./shards";
 
 /**
  * A request to the gateway as a browser sends it: through the Worker's entry point, or with `vars` through
  * the same app with overridden variables (as call() does for JSON). Redirects are never followed, so
  * tests see the 303 and its Location.
  */
-export async function browse(url: string, init: RequestInit = {}, vars?: Partial<Env>): Promise<Response> {
+export async function browse(url: string, init: RequestInit = {}, vars?: Vars): Promise<Response> {
   return send(url, { ...init, redirect: "manual" }, vars);
 }
 
@@ -20,7 +20,7 @@ export interface Page {
   text: string;
 }
 
-export async function openGateway(url: string, vars?: Partial<Env>): Promise<Page> {
+export async function openGateway(url: string, vars?: Vars): Promise<Page> {
   const res = await browse(url, {}, vars);
   // Intl puts (narrow) no-break spaces between currency and amount; compare with plain spaces.
   const html = (await res.text()).replace(/[\u00a0\u202f]/g, " ");
@@ -46,17 +46,13 @@ export function hiddenFields(html: string): Record<string, string> {
  * The customer answers the page as a browser would: the page is opened, and its form posted with its
  * hidden fields and `fields`. (A page that shows an outcome has no form: then only `fields` go.)
  */
-export async function submitGateway(
-  url: string,
-  fields: Record<string, string>,
-  vars?: Partial<Env>,
-): Promise<Response> {
+export async function submitGateway(url: string, fields: Record<string, string>, vars?: Vars): Promise<Response> {
   const page = await openGateway(url, vars);
   return postGateway(url, { ...hiddenFields(page.html), ...fields }, vars);
 }
 
 /** The form posted as it is, without opening the page first: `fields` are all that is sent. */
-export function postGateway(url: string, fields: Record<string, string>, vars?: Partial<Env>): Promise<Response> {
+export function postGateway(url: string, fields: Record<string, string>, vars?: Vars): Promise<Response> {
   return browse(
     url,
     {
@@ -99,12 +95,13 @@ export interface StoredDecision {
 
 /** The decision columns as D1 holds them (the partner's view does not show the audit reasons). */
 export async function storedDecision(applicationId: string): Promise<StoredDecision> {
-  const row = await env.DB.prepare(
-    `SELECT state, state_reason AS stateReason, agreement_terms_and_conditions AS agreement,
+  const row = await (await dbOfApplication(applicationId))
+    .prepare(
+      `SELECT state, state_reason AS stateReason, agreement_terms_and_conditions AS agreement,
             approved_amount AS approvedAmount, decision_reasons AS decisionReasons, decided_at AS decidedAt,
             cancel_reason AS cancelReason
      FROM applications WHERE id = ?`,
-  )
+    )
     .bind(applicationId)
     .first<Omit<StoredDecision, "decisionReasons"> & { decisionReasons: string | null }>();
   if (!row) throw new Error(`no application ${applicationId}`);

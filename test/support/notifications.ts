@@ -8,11 +8,14 @@ import {
 } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, vi } from "vitest";
+import { everyShard } from "../../src/db/shards";
 import worker from "../../src/index";
 import { mailboxOf } from "../../src/mailbox/client";
 import type { EndpointMailbox } from "../../src/mailbox/durable-object";
+import { sweep } from "../../src/notifications/sweep";
 import { signIn } from "./api";
 import { createApplication } from "./factories";
+import { dbHolding, dbOfApplication, shardDatabases, summedOverShards } from "./shards";
 
 export { DEAD_LETTER_QUEUE as DLQ, NOTIFICATION_QUEUE as QUEUE } from "../../src/notifications/message";
 /** Fake time far from real time, so nothing scheduled fires on its own. */
@@ -53,12 +56,10 @@ export function useNotificationHarness() {
  * waits for its time. Polls on real timers (vi.waitFor would move the faked clock on).
  */
 export async function settled(eventIds?: readonly string[], timeoutMs = 8_000): Promise<void> {
-  const held = env.DB.prepare(
-    `SELECT COUNT(*) AS n FROM events WHERE delivering_until > ?2
-     AND (?1 IS NULL OR id IN (SELECT value FROM json_each(?1)))`,
-  );
+  const held = `SELECT COUNT(*) AS n FROM events WHERE delivering_until > ?2
+     AND (?1 IS NULL OR id IN (SELECT value FROM json_each(?1)))`;
   for (const until = performance.now() + timeoutMs; ; await new Promise((resolve) => setTimeout(resolve, 5))) {
-    const { n } = (await held.bind(eventIds ? JSON.stringify(eventIds) : null, Date.now()).first<{ n: number }>())!;
+    const { n = 0 } = await summedOverShards(held, eventIds ? JSON.stringify(eventIds) : null, Date.now());
     if (n === 0) return;
     if (performance.now() > until) throw new Error(`${n} events still held by a claim after ${timeoutMs} ms`);
   }
@@ -66,10 +67,13 @@ export async function settled(eventIds?: readonly string[], timeoutMs = 8_000): 
 
 /** The mailbox of the event's partner and its application's endpoint now. */
 export async function mailboxOfEvent(eventId: string) {
-  const row = (await env.DB.prepare(
-    `SELECT e.partner_id AS partnerId, a.merchant_urls ->> '$.notificationEndpoint' AS endpoint
-     FROM events e JOIN applications a ON a.id = e.application_id WHERE e.id = ?`,
+  const row = (await (
+    await dbHolding("events", eventId)
   )
+    .prepare(
+      `SELECT e.partner_id AS partnerId, a.merchant_urls ->> '$.notificationEndpoint' AS endpoint
+     FROM events e JOIN applications a ON a.id = e.application_id WHERE e.id = ?`,
+    )
     .bind(eventId)
     .first<{ partnerId: string; endpoint: string }>())!;
   return mailboxOf(env, row.partnerId, row.endpoint);
@@ -108,16 +112,22 @@ export interface StoredEvent {
 }
 
 export async function firstEvent(applicationId: string) {
-  return (await env.DB.prepare("SELECT * FROM events WHERE application_id = ? ORDER BY sequence")
+  return (await (
+    await dbOfApplication(applicationId)
+  )
+    .prepare("SELECT * FROM events WHERE application_id = ? ORDER BY sequence")
     .bind(applicationId)
     .first<StoredEvent>())!;
 }
 
 export async function attempts(eventId: string) {
   return (
-    await env.DB.prepare(
-      "SELECT http_status AS httpStatus, error, duration_ms AS durationMs, attempted_at AS attemptedAt FROM notification_attempts WHERE event_id = ? ORDER BY id",
+    await (
+      await dbHolding("events", eventId)
     )
+      .prepare(
+        "SELECT http_status AS httpStatus, error, duration_ms AS durationMs, attempted_at AS attemptedAt FROM notification_attempts WHERE event_id = ? ORDER BY id",
+      )
       .bind(eventId)
       .all<{ httpStatus: number | null; error: string | null; durationMs: number; attemptedAt: number }>()
   ).results;
@@ -133,11 +143,23 @@ export async function runBatch(queue: string, messages: { body: unknown; attempt
   return result;
 }
 
+/**
+ * A wake-up as the Worker writes it: one a test wrote without `shard` names the shard holding its event
+ * (src/db/shards.ts), as every wake-up the Worker sends does. Any other body is left as it is.
+ */
+async function withShard(body: unknown): Promise<unknown> {
+  if (typeof body !== "object" || body === null || "shard" in body) return body;
+  const { eventId } = body as { eventId?: unknown };
+  if (typeof eventId !== "string") return body;
+  return { ...body, shard: shardDatabases().indexOf(await dbHolding("events", eventId)) };
+}
+
 /** Hands messages to the Worker's queue consumer, not waiting for the mailboxes it hands their events to. */
 export async function queueBatch(queue: string, messages: { body: unknown; attempts?: number }[]) {
+  const bodies = await Promise.all(messages.map((m) => withShard(m.body)));
   const batch = createMessageBatch(
     queue,
-    messages.map((m, i) => ({ id: `msg-${i}`, timestamp: new Date(), attempts: m.attempts ?? 1, body: m.body })),
+    messages.map((m, i) => ({ id: `msg-${i}`, timestamp: new Date(), attempts: m.attempts ?? 1, body: bodies[i] })),
   );
   // The harness reports which messages were retried, not with which delay: read that off retry().
   const retries = batch.messages.map((message) => vi.spyOn(message, "retry"));
@@ -149,6 +171,13 @@ export async function queueBatch(queue: string, messages: { body: unknown; attem
     return { msgId, delaySeconds: retries[index]!.mock.calls[0]?.[0]?.delaySeconds };
   });
   return { ...result, retryMessages };
+}
+
+/** One run of the notification sweep on every shard, as the cron runs it: how many events it woke. */
+export async function sweepEveryShard(): Promise<number> {
+  let woken = 0;
+  for (const { shard } of everyShard(env)) woken += await sweep(env, shard);
+  return woken;
 }
 
 /** A partner, a new application of theirs and its first event. */
@@ -179,9 +208,10 @@ export function queuedEventIds() {
 /** A new application of the partner whose first event occurred at `occurredAt` and was given up on. */
 export async function failedEvent(token: string, occurredAt: number) {
   const app = await createApplication(token);
-  const row = await env.DB.prepare(
-    "UPDATE events SET status = 'FAILED', failed_attempts = 13, next_attempt_at = NULL, occurred_at = ?, failure_reason = '72 hours without a 2xx' WHERE application_id = ? RETURNING id",
-  )
+  const row = await (await dbOfApplication(app.id))
+    .prepare(
+      "UPDATE events SET status = 'FAILED', failed_attempts = 13, next_attempt_at = NULL, occurred_at = ?, failure_reason = '72 hours without a 2xx' WHERE application_id = ? RETURNING id",
+    )
     .bind(occurredAt, app.id)
     .first<{ id: string }>();
   return { applicationId: app.id, eventId: row!.id };

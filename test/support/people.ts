@@ -5,12 +5,12 @@
  */
 import { env } from "cloudflare:workers";
 import { hashPassword, randomSecret, sealSecret } from "../../src/auth/crypto";
-import type { Env } from "../../src/config";
 import type { Role } from "../../src/domain/roles";
 import { totpCode, totpSecretOf } from "../../src/domain/totp";
 import { newId } from "../../src/ids";
-import type { TestPartner } from "./api";
+import type { TestPartner, Vars } from "./api";
 import { ConsoleBrowser } from "./console";
+import { dbOf } from "./shards";
 
 export interface TestPerson {
   id: string;
@@ -34,10 +34,11 @@ export async function addTestPerson(partner: TestPartner, role: Role, email?: st
     secret: totpSecretOf(crypto.getRandomValues(new Uint8Array(20))),
   };
   const at = Date.now();
-  await env.DB.prepare(
-    `INSERT INTO console_people (id, partner_id, email, role, password_hash, totp_secret_ciphertext, activated_at, created_at, updated_at)
+  await dbOf(partner)
+    .prepare(
+      `INSERT INTO console_people (id, partner_id, email, role, password_hash, totp_secret_ciphertext, activated_at, created_at, updated_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  )
+    )
     .bind(
       id,
       partner.id,
@@ -70,7 +71,7 @@ export function signInAs(browser: ConsoleBrowser, person: TestPerson, fields: Pa
 export async function personBrowser(
   partner: TestPartner,
   role: Role,
-  vars?: Partial<Env>,
+  vars?: Vars,
 ): Promise<{ browser: ConsoleBrowser; person: TestPerson }> {
   const person = await addTestPerson(partner, role);
   const browser = new ConsoleBrowser(vars);
@@ -81,7 +82,8 @@ export async function personBrowser(
 
 /** The partner's audit log as stored, oldest first. */
 export async function auditRows(partnerId: string) {
-  const { results } = await env.DB.prepare("SELECT * FROM audit_events WHERE partner_id = ? ORDER BY id")
+  const { results } = await (await dbOf(partnerId))
+    .prepare("SELECT * FROM audit_events WHERE partner_id = ? ORDER BY id")
     .bind(partnerId)
     .all<Record<string, unknown>>();
   return results;

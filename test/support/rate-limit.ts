@@ -2,10 +2,10 @@
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, vi } from "vitest";
 import { sha256Hex } from "../../src/auth/crypto";
-import type { Env } from "../../src/config";
+import type { Vars } from "./api";
 
 /** A small quota of their own: the rest of the suite runs with a quota too large to notice. */
-export const QUOTA: Partial<Env> = { RATE_LIMIT_REQUESTS: "20", RATE_LIMIT_WINDOW_SECONDS: "60" };
+export const QUOTA: Vars = { RATE_LIMIT_REQUESTS: "20", RATE_LIMIT_WINDOW_SECONDS: "60" };
 export const UNKNOWN_APPLICATION = "/financing/v1/applications/01J000000000000000000000000";
 /** Fake time far from real time, so that alarms scheduled by the objects do not fire on their own. */
 export const T0 = new Date("2027-05-10T08:00:00Z");

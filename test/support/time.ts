@@ -11,6 +11,7 @@ import { call, json, login, type TestPartner } from "./api";
 import { applicationRequest, createApplication } from "./factories";
 import { hiddenFields, openGateway, postGateway } from "./gateway";
 import { app } from "./orders";
+import { dbOfApplication } from "./shards";
 
 export const T0 = Date.parse("2027-03-01T09:00:00Z");
 export const HOUR = 3_600_000;
@@ -45,9 +46,10 @@ export async function cron() {
 
 /** Every event of the application, as stored: the outbox a partner is notified from. */
 export async function events(applicationId: string) {
-  const rows = await env.DB.prepare(
-    "SELECT type, state, state_reason AS stateReason, expires_at AS expiresAt FROM events WHERE application_id = ? ORDER BY sequence",
-  )
+  const rows = await (await dbOfApplication(applicationId))
+    .prepare(
+      "SELECT type, state, state_reason AS stateReason, expires_at AS expiresAt FROM events WHERE application_id = ? ORDER BY sequence",
+    )
     .bind(applicationId)
     .all<{ type: string; state: string; stateReason: string; expiresAt: number | null }>();
   return rows.results;

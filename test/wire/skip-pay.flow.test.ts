@@ -1,9 +1,9 @@
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { MAX_BODY_BYTES } from "../../src/http/body-limit";
 import { type CallOptions, call, createPartner, json } from "../support/api";
 import { submitGateway } from "../support/gateway";
 import { partnerEndpoint, QUEUE, runBatch, sent, useNotificationHarness } from "../support/notifications";
+import { dbOf } from "../support/shards";
 import { checked, expectSkipPayBody } from "../support/skippay-check";
 
 useNotificationHarness();
@@ -292,7 +292,8 @@ describe("a SKIP_PAY partner's whole flow, read through Skip Pay's own document"
     expect(await json(await expectStatus(anonymous, 401))).toMatchObject({ error: "invalid_request" });
 
     // The notifications of every application, delivered: their ApplicationBaseResponse each.
-    const events = await env.DB.prepare("SELECT id FROM events WHERE partner_id = ? ORDER BY id")
+    const events = await dbOf(partner)
+      .prepare("SELECT id FROM events WHERE partner_id = ? ORDER BY id")
       .bind(partner.id)
       .all<{ id: string }>();
     await runBatch(

@@ -101,7 +101,7 @@ export const createApplication = openApiRoute(route, async (c) => {
 
   const { event } = plan;
   c.set("audited", true);
-  c.executionCtx.waitUntil(publish(c.env, [{ eventId: event.id, due: event.occurredAt }]));
+  c.executionCtx.waitUntil(publish(c.env, c.var.db.shard, [{ eventId: event.id, due: event.occurredAt }]));
   const view = await presentApplication(
     { application: stored.row, lines: plan.lines, documents: [] },
     presentContext(c),

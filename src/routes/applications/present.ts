@@ -18,6 +18,8 @@ export interface PresentContext {
   timeZone: string;
   baseUrl: string;
   pepper: string;
+  /** The partner's shard (src/db/shards.ts): its gateway links name it. */
+  shard: number;
 }
 
 type ApplicationView = Infer<typeof Application>;
@@ -103,7 +105,7 @@ export async function presentApplication(aggregate: PresentedAggregate, ctx: Pre
     customer: app.customer as CustomerInput,
     order,
     merchantUrls: app.merchantUrls,
-    gatewayRedirectUrl: await gatewayUrl(ctx.baseUrl, ctx.pepper, app.id),
+    gatewayRedirectUrl: await gatewayUrl(ctx.baseUrl, ctx.pepper, app.id, ctx.shard),
     cancellation: app.cancelReason
       ? present({ reason: app.cancelReason, customReason: app.customCancelReason })
       : undefined,
@@ -113,12 +115,13 @@ export async function presentApplication(aggregate: PresentedAggregate, ctx: Pre
   }) as ApplicationView;
 }
 
-/** What presenting needs from the request: the service time zone, the public origin and the pepper. */
+/** What presenting needs from the request: the service time zone, the public origin, the pepper and the shard. */
 export function presentContext(c: Context<HonoEnv>): PresentContext {
   const cfg = c.var.config;
   return {
     timeZone: cfg.SERVICE_TIMEZONE,
     baseUrl: cfg.PUBLIC_BASE_URL ?? new URL(c.req.url).origin,
     pepper: cfg.AUTH_PEPPER,
+    shard: c.var.db.shard,
   };
 }

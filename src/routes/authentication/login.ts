@@ -2,6 +2,7 @@ import { failures, jsonBodyOf, jsonContent, openApiRoute, type RouteDefinition }
 import { randomSecret, sha256Hex } from "../../auth/crypto";
 import { checkLogin, MAX_PASSWORD_LENGTH, MAX_USERNAME_LENGTH } from "../../auth/partner-login";
 import { now } from "../../clock";
+import { directoryHandle } from "../../db/handle";
 import { recordAccessToken } from "../../db/partners";
 import { ApiError, detail } from "../../http/errors";
 import { schema, z } from "../../lazy-schema";
@@ -73,11 +74,17 @@ export const login = openApiRoute(route, async (c) => {
   const tokenHash = await sha256Hex(accessToken);
   const expiresAt = at + TOKEN_LIFETIME_SECONDS * 1000;
   await Promise.all([
-    recordAccessToken(await c.var.db.orm(), { tokenHash, partnerId: check.partnerId, expiresAt, createdAt: at }),
+    recordAccessToken(await directoryHandle(c.env).orm(), {
+      tokenHash,
+      partnerId: check.partnerId,
+      expiresAt,
+      createdAt: at,
+    }),
     limiter(c.env, tokenSubject(tokenHash)).openSession({
       partnerId: check.partnerId,
       expiresAt,
       wireProfile: check.wireProfile,
+      shard: check.shard,
     }),
   ]);
   c.header("Cache-Control", "no-store");

@@ -1,6 +1,7 @@
 import { bearerSecurity, emptyContent, failures, openApiRoute, type RouteDefinition } from "../../api";
 import { requireSession, session } from "../../auth/require-session";
 import { now } from "../../clock";
+import { directoryHandle } from "../../db/handle";
 import { revokeAccessToken } from "../../db/partners";
 import { limiter, tokenSubject } from "../../rate-limit/client";
 
@@ -21,6 +22,7 @@ export const logout = openApiRoute(route, async (c) => {
   const { tokenHash } = session(c);
   // The object answers for the token on every request, so it is revoked there first; D1 keeps the record.
   await limiter(c.env, tokenSubject(tokenHash)).revokeSession();
-  await revokeAccessToken(await c.var.db.orm(), tokenHash, now());
+  // D1's record is in the directory with every token (src/db/shards.ts), whatever the partner's shard.
+  await revokeAccessToken(await directoryHandle(c.env).orm(), tokenHash, now());
   return c.body(null, 204);
 });

@@ -74,7 +74,7 @@ export const replayNotifications = openApiRoute(route, async (c) => {
     to: to === undefined ? at + 1 : Date.parse(to),
     applicationId,
   };
-  const result = await replay(c.env, selection, at);
+  const result = await replay(c.env, c.var.db, selection, at);
   if (result.outcome === "too_soon") {
     throw new ApiError(
       "rate_limit_exceeded",

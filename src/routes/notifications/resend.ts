@@ -40,7 +40,7 @@ const route = {
 
 export const resendNotification = openApiRoute(route, async (c) => {
   const { applicationId, eventId } = c.req.valid("param");
-  const result = await resendEvent(c.env, session(c).partnerId, applicationId, eventId, now());
+  const result = await resendEvent(c.env, c.var.db, session(c).partnerId, applicationId, eventId, now());
   if (result.outcome === "not_found") throw ApiError.notFound(result.what);
   if (result.outcome === "limited") {
     throw new ApiError(

@@ -4,8 +4,11 @@ import { describe, expect, it } from "vitest";
 import { type Database, database } from "../../../src/db/client";
 import { preparedRelational } from "../../../src/db/compiler";
 import { applications, documents, orderLines } from "../../../src/db/schema";
-import { signIn } from "../../support/api";
+import { partnersOnShard, signIn } from "../../support/api";
 import { createApplication } from "../../support/factories";
+
+// SQL on `env.DB` directly: the partners are of shard 0 (the routing: test/db/shards.test.ts).
+partnersOnShard(0);
 
 const WITH_LINES_AND_DOCUMENTS = {
   lines: { orderBy: (l, { asc }) => [asc(l.position), asc(l.id)] },

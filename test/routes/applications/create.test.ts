@@ -1,4 +1,3 @@
-import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { call, json, signIn } from "../../support/api";
 import {
@@ -11,6 +10,7 @@ import {
   withPath,
 } from "../../support/factories";
 import { HOSTILE_URLS } from "../../support/hostile-urls";
+import { dbOfApplication } from "../../support/shards";
 
 const CREATE = "/financing/v1/applications";
 
@@ -140,7 +140,10 @@ describe("POST /financing/v1/applications creates", () => {
     const text = await res.text();
     expect(text).not.toContain("surprise");
     expect(text).not.toContain("colourOfBox");
-    const stored = await env.DB.prepare("SELECT * FROM applications WHERE id = ?").bind(JSON.parse(text).id).first();
+    const stored = await (await dbOfApplication(JSON.parse(text).id))
+      .prepare("SELECT * FROM applications WHERE id = ?")
+      .bind(JSON.parse(text).id)
+      .first();
     expect(JSON.stringify(stored)).not.toContain("surprise");
   });
 

@@ -2,6 +2,7 @@ import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { PBKDF2_ITERATIONS, sha256Hex } from "../../../src/auth/crypto";
 import { call, createPartner, json, login } from "../../support/api";
+import { dbOf } from "../../support/shards";
 
 const LOGIN = "/authentication/v1/partner";
 const body = (p: { username: string; password: string }) => ({ username: p.username, password: p.password });
@@ -34,7 +35,7 @@ describe("POST /authentication/v1/partner", () => {
   it("stores passwords as PBKDF2 with at most 100,000 iterations and never in clear", async () => {
     expect(PBKDF2_ITERATIONS).toBeLessThanOrEqual(100_000);
     const partner = await createPartner();
-    const row = await env.DB.prepare("SELECT * FROM partners WHERE id = ?").bind(partner.id).first<{
+    const row = await dbOf(partner).prepare("SELECT * FROM partners WHERE id = ?").bind(partner.id).first<{
       password_hash: string;
       api_key_ciphertext: string;
     }>();

@@ -1,4 +1,3 @@
-import { env } from "cloudflare:workers";
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it, vi } from "vitest";
 import { call, json, signIn } from "../../support/api";
@@ -11,6 +10,7 @@ import {
   T0,
   useNotificationHarness,
 } from "../../support/notifications";
+import { dbHolding, dbOf } from "../../support/shards";
 
 useNotificationHarness();
 
@@ -19,7 +19,8 @@ const headersOf = (req: { headers: Headers }) => Object.fromEntries(req.headers)
 
 /** Delivers the event now and answers the request the receiver got. */
 async function notify(eventId: string) {
-  await env.DB.prepare("UPDATE events SET status = 'PENDING', next_attempt_at = ? WHERE id = ?")
+  await (await dbHolding("events", eventId))
+    .prepare("UPDATE events SET status = 'PENDING', next_attempt_at = ? WHERE id = ?")
     .bind(Date.now(), eventId)
     .run();
   const before = sent.length;
@@ -119,7 +120,7 @@ describe("POST /financing/v1/notification-secret/rotate", () => {
   it("keeps the new secret only encrypted", async () => {
     const { partner, token } = await signIn();
     const { secret } = await json<{ secret: string }>(await call("POST", ROTATE, { token }));
-    const row = await env.DB.prepare("SELECT * FROM partners WHERE id = ?").bind(partner.id).first();
+    const row = await dbOf(partner).prepare("SELECT * FROM partners WHERE id = ?").bind(partner.id).first();
     expect(JSON.stringify(row)).not.toContain(secret.slice("whsec_".length));
     expect(JSON.stringify(row)).not.toContain(partner.signingSecret.slice("whsec_".length));
   });

@@ -1,8 +1,8 @@
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { call, json, signIn } from "../../support/api";
 import { createApplication } from "../../support/factories";
 import type { NotificationView } from "../../support/notifications";
+import { dbOfApplication } from "../../support/shards";
 
 const LOG = "/financing/v1/notifications";
 
@@ -37,9 +37,10 @@ describe("GET /financing/v1/notifications", () => {
   it("filters by status, application and time, sorts, pages, and shows why an event failed", async () => {
     const { token } = await signIn();
     const apps = [await createApplication(token), await createApplication(token), await createApplication(token)];
-    await env.DB.prepare(
-      "UPDATE events SET status = 'FAILED', failure_reason = 'HTTP 410 Gone: the endpoint asked for no more deliveries' WHERE application_id = ?",
-    )
+    await (await dbOfApplication(apps[1]!.id))
+      .prepare(
+        "UPDATE events SET status = 'FAILED', failure_reason = 'HTTP 410 Gone: the endpoint asked for no more deliveries' WHERE application_id = ?",
+      )
       .bind(apps[1]!.id)
       .run();
     const failed = await page(token, "?filter=status|eq|FAILED");

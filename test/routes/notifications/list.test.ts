@@ -5,10 +5,14 @@ import worker from "../../../src/index";
 import { call, json, signIn } from "../../support/api";
 import { createApplication } from "../../support/factories";
 import { type NotificationView, notificationsOf, QUEUE } from "../../support/notifications";
+import { dbHolding } from "../../support/shards";
 
 /** One delivery attempt of the event now, answered with `status`. */
 async function deliver(eventId: string, status: number) {
-  await env.DB.prepare("UPDATE events SET next_attempt_at = ? WHERE id = ?").bind(Date.now(), eventId).run();
+  await (await dbHolding("events", eventId))
+    .prepare("UPDATE events SET next_attempt_at = ? WHERE id = ?")
+    .bind(Date.now(), eventId)
+    .run();
   vi.spyOn(env.NOTIFICATIONS, "send").mockResolvedValue(undefined as never);
   vi.spyOn(globalThis, "fetch").mockResolvedValue(new Response(null, { status }));
   vi.spyOn(console, "warn").mockImplementation(() => {});

@@ -1,8 +1,8 @@
-import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
 import { call, json, signIn } from "../../support/api";
 import { createApplication } from "../../support/factories";
 import { failedEvent, queuedEventIds, T0, useNotificationHarness } from "../../support/notifications";
+import { dbHolding, dbOf } from "../../support/shards";
 
 useNotificationHarness();
 
@@ -30,13 +30,17 @@ describe("POST /financing/v1/notifications/replay", () => {
     expect(await json(res)).toEqual({ replayed: 2, more: false });
     expect(sentIds().sort()).toEqual([...inRange].sort());
     for (const id of inRange) {
-      const row = await env.DB.prepare("SELECT status, failed_attempts, next_attempt_at FROM events WHERE id = ?")
+      const row = await (await dbHolding("events", id))
+        .prepare("SELECT status, failed_attempts, next_attempt_at FROM events WHERE id = ?")
         .bind(id)
         .first();
       expect(row).toEqual({ status: "PENDING", failed_attempts: 0, next_attempt_at: T0.getTime() });
     }
     for (const id of [tooEarly, othersEvent]) {
-      const row = await env.DB.prepare("SELECT status FROM events WHERE id = ?").bind(id).first();
+      const row = await (await dbHolding("events", id))
+        .prepare("SELECT status FROM events WHERE id = ?")
+        .bind(id)
+        .first();
       expect(row).toEqual({ status: "FAILED" });
     }
     // Again, a minute later: nothing FAILED is left in the range, nothing is sent twice.
@@ -60,11 +64,12 @@ describe("POST /financing/v1/notifications/replay", () => {
   it("replays at most 10,000 events per call and says when more match", async () => {
     const { partner, token } = await signIn();
     const app = await createApplication(token);
-    await env.DB.prepare(
-      `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 10001)
+    await dbOf(partner)
+      .prepare(
+        `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 10001)
        INSERT INTO events (id, application_id, partner_id, sequence, state, state_reason, occurred_at, status)
        SELECT printf('REPLAY%020d', i), ?, ?, i + 1, 'READY', 'READY_TO_SHIP', ?, 'FAILED' FROM n`,
-    )
+      )
       .bind(app.id, partner.id, T0.getTime() - HOUR)
       .run();
     const sentIds = queuedEventIds();
@@ -98,11 +103,12 @@ describe("POST /financing/v1/notifications/replay", () => {
   it("sends a DELIVERED event again at most once an hour: 5 calls on 30 events POST them 30 times, not 150", async () => {
     const { partner, token } = await signIn();
     const app = await createApplication(token);
-    await env.DB.prepare(
-      `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 30)
+    await dbOf(partner)
+      .prepare(
+        `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 30)
        INSERT INTO events (id, application_id, partner_id, sequence, state, state_reason, occurred_at, status, delivered_at)
        SELECT printf('DELIVERED%017d', i), ?, ?, i + 1, 'READY', 'READY_TO_SHIP', ?, 'DELIVERED', ? FROM n`,
-    )
+      )
       .bind(app.id, partner.id, T0.getTime() - HOUR, T0.getTime() - HOUR)
       .run();
     const sentIds = queuedEventIds();
@@ -113,7 +119,7 @@ describe("POST /financing/v1/notifications/replay", () => {
       const res = await call("POST", REPLAY, { token, body });
       replayed.push((await json<{ replayed: number }>(res)).replayed);
       // Delivered again each time (as the consumer would record it).
-      await env.DB.prepare("UPDATE events SET status = 'DELIVERED' WHERE id LIKE 'DELIVERED%'").run();
+      await dbOf(partner).prepare("UPDATE events SET status = 'DELIVERED' WHERE id LIKE 'DELIVERED%'").run();
     }
     expect(replayed).toEqual([30, 0, 0, 0, 0]);
     expect(sentIds()).toHaveLength(30);

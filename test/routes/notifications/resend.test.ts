@@ -4,6 +4,7 @@ import { RESEND_LIMIT, RESEND_WINDOW_SECONDS } from "../../../src/notifications/
 import { call, json, signIn } from "../../support/api";
 import { createApplication } from "../../support/factories";
 import { type NotificationView, notificationsOf } from "../../support/notifications";
+import { dbHolding, dbOf } from "../../support/shards";
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -11,16 +12,16 @@ afterEach(() => {
 
 describe("POST …/notifications/{eventId}/resend", () => {
   it("puts a failed event back on the queue as PENDING and answers 202", async () => {
-    const { token } = await signIn();
+    const { partner, token } = await signIn();
     const app = await createApplication(token);
     const [event] = (await json<{ data: NotificationView[] }>(await call("GET", notificationsOf(app.id), { token })))
       .data;
-    await env.DB.prepare("UPDATE events SET status = 'FAILED' WHERE id = ?").bind(event!.eventId).run();
+    await dbOf(partner).prepare("UPDATE events SET status = 'FAILED' WHERE id = ?").bind(event!.eventId).run();
     const send = vi.spyOn(env.NOTIFICATIONS, "send");
     const res = await call("POST", `${notificationsOf(app.id)}/${event!.eventId}/resend`, { token });
     expect(res.status).toBe(202);
     expect(await json(res)).toMatchObject({ eventId: event!.eventId, status: "PENDING" });
-    expect(send).toHaveBeenCalledWith({ eventId: event!.eventId, due: expect.any(Number) });
+    expect(send).toHaveBeenCalledWith({ eventId: event!.eventId, due: expect.any(Number), shard: partner.shard });
   });
 
   it("answers 404 for an unknown event and for another partner's", async () => {
@@ -45,8 +46,11 @@ describe("POST …/notifications/{eventId}/resend", () => {
     const [event] = (await json<{ data: NotificationView[] }>(await call("GET", notificationsOf(app.id), { token })))
       .data;
     const resend = `${notificationsOf(app.id)}/${event!.eventId}/resend`;
-    const deliver = (status: string) =>
-      env.DB.prepare("UPDATE events SET status = ? WHERE id = ?").bind(status, event!.eventId).run();
+    const deliver = async (status: string) =>
+      (await dbHolding("events", event!.eventId))
+        .prepare("UPDATE events SET status = ? WHERE id = ?")
+        .bind(status, event!.eventId)
+        .run();
     const send = vi.spyOn(env.NOTIFICATIONS, "send");
     await deliver("DELIVERED");
     expect((await call("POST", resend, { token })).status).toBe(202);

@@ -1,8 +1,8 @@
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { call, json, signIn } from "../../support/api";
 import { applicationRequest, createApplication, eventsOf, forceState } from "../../support/factories";
 import { app, approved, approvedWithTotal, expect422, type OrderView, order, put } from "../../support/orders";
+import { dbHolding } from "../../support/shards";
 
 const states = (o: OrderView) => o.items.map((i) => [i.code, i.quantity, i.state]);
 
@@ -59,7 +59,8 @@ describe("PUT …/order/send", () => {
     ]);
     const download = await call("GET", documents[0]!.url, { token });
     expect(await download.text()).toBe("7");
-    const stored = await env.DB.prepare("SELECT variable_symbol AS symbol FROM documents WHERE id = ?")
+    const stored = await (await dbHolding("documents", documents[0]!.id))
+      .prepare("SELECT variable_symbol AS symbol FROM documents WHERE id = ?")
       .bind(documents[0]!.id)
       .first<{ symbol: string }>();
     expect(stored).toEqual({ symbol: "2026000123" });

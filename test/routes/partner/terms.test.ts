@@ -1,6 +1,6 @@
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { call, json, signIn } from "../../support/api";
+import { dbOf } from "../../support/shards";
 
 describe("GET /financing/v1/partner/terms", () => {
   it("answers the partner's own terms: the defaults, then what an operator set", async () => {
@@ -13,7 +13,8 @@ describe("GET /financing/v1/partner/terms", () => {
       payoutCutoffHour: 0,
       timeZone: "UTC",
     });
-    await env.DB.prepare("UPDATE partners SET settles_on = 'DELIVERED', fee_bp_pay_in_three = 0 WHERE id = ?")
+    await dbOf(partner)
+      .prepare("UPDATE partners SET settles_on = 'DELIVERED', fee_bp_pay_in_three = 0 WHERE id = ?")
       .bind(partner.id)
       .run();
     expect(await terms()).toMatchObject({ settlesOn: "DELIVERED", feeBasisPoints: { PAY_IN_THREE: 0 } });

@@ -1,14 +1,17 @@
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { call, json, signIn } from "../../support/api";
 import { countRows } from "../../support/factories";
 import { app, expect422, shipped } from "../../support/orders";
 import { shipmentsOf } from "../../support/settlement-api";
+import { dbOf } from "../../support/shards";
 
 const tracking = (id: string, shipmentId: string) => `${app(id)}/shipments/${shipmentId}/tracking`;
 
 async function usage(partnerId: string): Promise<number> {
-  const row = await env.DB.prepare("SELECT stored_bytes FROM partners WHERE id = ?").bind(partnerId).first();
+  const row = await (await dbOf(partnerId))
+    .prepare("SELECT stored_bytes FROM partners WHERE id = ?")
+    .bind(partnerId)
+    .first();
   return row!.stored_bytes as number;
 }
 
