@@ -150,6 +150,14 @@ async function main(): Promise<void> {
         );
       }
       log(line(s.name, result));
+      // A floor that fails its requests measures its failure, which costs less than the work: every ratio
+      // to it would be wrong (a floor falls behind what the API's own objects and tables ask for).
+      const failed = result.non2xx + result.connect + result.timeout;
+      if (s.floor && failed > 0) {
+        throw new Error(
+          `${s.name}: ${failed} of its requests failed, so it measures nothing; its cause is in ${path.join(DATA, "runtime.log")} (bench/floors/)`,
+        );
+      }
     }
   }
 

@@ -235,7 +235,12 @@ export default {
       statements[5].bind(AUDIT_BYTES, partnerId),
     ]);
     // The object keeps bookmarks for a live session only, as a token's object holds one: open it once.
-    opened ??= limiter.openSession({ partnerId, expiresAt: Date.now() + 365 * 86_400_000, wireProfile: "DEFAULT" });
+    opened ??= limiter.openSession({
+      partnerId,
+      expiresAt: Date.now() + 365 * 86_400_000,
+      wireProfile: "DEFAULT",
+      shard: 0,
+    });
     await opened;
     const bookmark = session.getBookmark();
     if (bookmark) await limiter.remember(bookmark);
