@@ -5,12 +5,10 @@
  * 4.86 hands the event to the assets router first, which cannot pass the ScheduledController on to the
  * Worker (DataCloneError).
  *
- * So the Worker runs here, in a runtime of its own (Miniflare, which wrangler dev runs too): this
- * checkout's build (into dist/cron), the bindings and variables of wrangler.toml and .dev.vars as
- * wrangler dev reads them (wrangler's unstable_getMiniflareWorkerOptions), no assets router in front,
- * and the D1 database and R2 bucket of `.wrangler/state`, or of `--persist-to DIR`: those of the server
- * beside it. Its statements are run again when they found the database locked by the server
- * (scripts/cron-database.mjs), as the local D1 commands are (scripts/lib.ts). The scheduled handler
+ * So the Worker runs here, in a runtime of its own (scripts/local-runtime.ts): this checkout's build
+ * (into dist/cron) on the D1 databases and R2 buckets of `.wrangler/state`, or of `--persist-to DIR`:
+ * those of the server beside it. Its statements are run again when they found the database locked by the
+ * server (scripts/cron-database.mjs), as the local D1 commands are (scripts/lib.ts). The scheduled handler
  * runs once; this runtime's own queue consumer, the deployed one, delivers the notifications the run
  * hands to the queue, and it waits for them (at most WAIT_MS) before it stops. A delivery that failed
  * is tried again by a later run (it is overdue by then): the wake-up it scheduled ends with this
@@ -22,13 +20,10 @@
  * the authorization a review approves lasts). It prints the run's log line ("scheduled run",
  * src/scheduled.ts), then a summary.
  */
-import { spawnSync } from "node:child_process";
-import { readdirSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { Miniflare } from "miniflare";
-import { unstable_getMiniflareWorkerOptions } from "wrangler";
 import { applyLocalMigrations, BUSY, ensureDevVars, shardBindings } from "./lib";
+import { startLocalRuntime } from "./local-runtime";
 
 /** The run's log line, as src/scheduled.ts writes it (its ScheduledRun). */
 interface ScheduledRun {
@@ -38,6 +33,7 @@ interface ScheduledRun {
   documentsMoved: { moved: number; more: boolean };
   filesCollected: number;
   archived: { archived: number; more: boolean };
+  partnersMoved: number;
 }
 
 const root = path.join(import.meta.dirname, "..");
@@ -58,51 +54,15 @@ for (const pair of args.var ?? []) {
 
 ensureDevVars();
 applyLocalMigrations({ quiet: true, ...(args["persist-to"] ? { persistTo } : {}) });
-if (spawnSync("npm", ["run", "--silent", "build", "--", "--outdir", BUILD], { stdio: "inherit" }).status !== 0) {
-  throw new Error("npm run build failed");
-}
-
-const { workerOptions } = unstable_getMiniflareWorkerOptions(path.join(root, "wrangler.toml"));
-// No assets router in front (the cron needs no assets), and the database behind the retrying binding.
-const { assets: _assets, modulesRules: _rules, d1Databases, ...options } = workerOptions;
-const modules = [
-  "index.mjs",
-  ...readdirSync(path.join(BUILD, "worker-modules"))
-    .filter((file) => file.endsWith(".mjs"))
-    .map((file) => `worker-modules/${file}`),
-].map((file) => ({ type: "ESModule" as const, path: path.join(BUILD, file) }));
-const DATABASE = "cron-database";
-
 let run: ScheduledRun | undefined;
-const mf = new Miniflare({
-  host: "127.0.0.1",
-  port: 0,
-  d1Persist: path.resolve(root, persistTo, "v3/d1"),
-  r2Persist: path.resolve(root, persistTo, "v3/r2"),
-  structuredWorkerdLogs: true,
-  handleStructuredLogs: ({ message, level }: { message: string; level: string }) => {
-    const line = message.trimEnd();
+const { mf, database } = startLocalRuntime({
+  outdir: BUILD,
+  persistTo,
+  vars,
+  onLog: (line, level) => {
     if (line.startsWith('{"level":"info","message":"scheduled run"')) run = JSON.parse(line) as ScheduledRun;
     (level === "error" || level === "warn" ? process.stderr : process.stdout).write(`${line}\n`);
   },
-  workers: [
-    {
-      ...options,
-      name: "financing-partner-api",
-      modules,
-      modulesRoot: BUILD,
-      bindings: { ...options.bindings, ...vars },
-      // Every shard (src/db/shards.ts) behind the retrying wrapper.
-      wrappedBindings: Object.fromEntries(
-        shardBindings().map((shard) => [shard, { scriptName: DATABASE, bindings: { shard } }]),
-      ),
-    },
-    {
-      name: DATABASE,
-      modules: [{ type: "ESModule", path: path.join(import.meta.dirname, "cron-database.mjs") }],
-      d1Databases,
-    },
-  ],
 });
 
 const stop = async () => {
@@ -115,7 +75,7 @@ process.once("SIGTERM", stop);
 let summary: string;
 try {
   const worker = await mf.getWorker();
-  const databases = await Promise.all(shardBindings().map((shard) => mf.getD1Database(shard, DATABASE)));
+  const databases = await Promise.all(shardBindings().map(database));
   const started = Date.now();
   const result = await worker.scheduled({ cron: "*/5 * * * *", scheduledTime: new Date(started) });
   if (result.outcome !== "ok" || !run) throw new Error(`the scheduled handler failed (${result.outcome})`);
@@ -143,7 +103,8 @@ try {
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
 
-  const { deadlines, notificationsWoken, tokensForgotten, documentsMoved, filesCollected, archived } = run;
+  const { deadlines, notificationsWoken, tokensForgotten, documentsMoved, filesCollected, archived, partnersMoved } =
+    run;
   summary = [
     `cron: one run of the scheduled handler on the local databases (${shardBindings().join(", ")}) in ${persistTo}`,
     `  deadlines applied (lapses, reminders, reviews settled): ${deadlines.applied}${deadlines.more ? "; more are due: run it again" : ""}`,
@@ -152,6 +113,7 @@ try {
     `  documents whose file moved from D1 to R2: ${documentsMoved.moved}${documentsMoved.more ? "; more are left: run it again" : ""}`,
     `  files of writes that never landed, deleted: ${filesCollected}`,
     `  finished applications archived: ${archived.archived}${archived.more ? "; more are waiting: run it again" : ""}`,
+    `  partner moves asked for and run (partner_move_requests): ${partnersMoved}`,
     left === 0
       ? "  notifications: every one handed to the queue was delivered, or failed and waits for a later run"
       : `  notifications: some not yet delivered after ${WAIT_MS / 1000} s; a later run sends them`,

@@ -13,10 +13,11 @@ import { drainUnreadBody, limitBody } from "./http/body-limit";
 import { ApiError, errorBody } from "./http/errors";
 import { idempotency } from "./http/idempotency";
 import { jsonBody } from "./http/json-body";
-import { faultStatus, logRequest } from "./http/log";
+import { faultStatus, logForRequest, logRequest } from "./http/log";
 import { securityHeaders } from "./http/security-headers";
 import { rateLimitAndSession } from "./rate-limit/client";
 import { readYourWrites } from "./rate-limit/read-your-writes";
+import { isPartnerMoving } from "./transient";
 import { wireOf } from "./wire";
 
 /**
@@ -107,8 +108,17 @@ export function createApp() {
     // In the session partner's wire profile (src/wire); an error before the partner is known is ours.
     const session = c.get("session");
     const wire = session && wireOf(session.wireProfile);
-    if (!wire) return c.json(body, apiError.status);
-    return wire.then((profile) => c.json(profile.error(body), apiError.status));
+    const answer = () =>
+      wire ? wire.then((profile) => c.json(profile.error(body), apiError.status)) : c.json(body, apiError.status);
+    // A write refused on a shard its partner has left: the token's session learns the new shard first,
+    // so that the retry goes there (src/rate-limit/partner-moved.ts). Only a token's session can.
+    if (session && c.req.path.startsWith("/financing/") && isPartnerMoving(err)) {
+      return import("./rate-limit/partner-moved")
+        .then(({ followMove }) => followMove(c.env, session))
+        .catch((failure) => logForRequest(c, "warn", "a moved partner's session not moved", failure))
+        .then(answer);
+    }
+    return answer();
   });
   return mountOnFirstUse(app, ROUTES);
 }

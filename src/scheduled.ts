@@ -11,7 +11,9 @@
  *   the files of writes that never landed deleted (src/db/document-files.ts);
  * - the archive: finished applications idle for ARCHIVE_AFTER_DAYS moved to R2 (src/db/archive.ts),
  *   judged at the cron's instant against each application's own clock (a sandbox's advance moves it).
- * Every task but the tokens' runs on each shard (src/db/shards.ts), the shards side by side; the access
+ * - partner moves an operator asked for (`npm run partner:move -- --remote`), run here because the
+ *   sessions' objects are within the Worker's reach alone (src/rate-limit/partner-moved.ts).
+ * Every task but the tokens' and the moves' runs on each shard (src/db/shards.ts), the shards side by side; the access
  * tokens are the directory's. Each run logs one line of what it did ("scheduled run", summed over the
  * shards): what an operator reads in the logs, and what `npm run cron` (scripts/cron.ts) prints locally.
  */
@@ -23,7 +25,7 @@ import { database, shardDatabase } from "./db/client";
 import { collectAbandonedUploads } from "./db/document-files";
 import { type MoveRun, moveDocumentsToR2 } from "./db/documents-to-r2";
 import { forgetExpiredTokens } from "./db/partners";
-import { everyShard } from "./db/shards";
+import { everyShard, shardBinding } from "./db/shards";
 import { forgetExpiredKeys } from "./http/idempotency";
 import { errorFields, log } from "./log";
 import { publish } from "./notifications/outbox";
@@ -50,6 +52,39 @@ export function scheduledServices(env: Env, pending: Promise<unknown>[], shard =
   };
 }
 
+/**
+ * Runs the moves operators asked for, one after another, each recorded with its report (a move refused or
+ * failed, with why: an operator reads it, and asks again).
+ */
+async function moveRequestedPartners(env: Env): Promise<number> {
+  const { claimRequestedMoves, finishRequestedMove, movePartner } = await import("./db/partner-move");
+  const { moveSessions } = await import("./rate-limit/partner-moved");
+  const requests = await claimRequestedMoves(env.DB, now());
+  for (const { partnerId, toShard, fromShard } of requests) {
+    let report: object;
+    try {
+      if (fromShard === null) throw new Error(`no partner ${partnerId}`);
+      report = await movePartner(
+        {
+          directory: env.DB,
+          from: { shard: fromShard, binding: shardBinding(env, fromShard) },
+          to: { shard: toShard, binding: shardBinding(env, toShard) },
+        },
+        partnerId,
+        { switched: (id, shard) => moveSessions(env, id, shard, now()), graceMs: MOVE_GRACE_MS },
+      );
+    } catch (error) {
+      report = { error: error instanceof Error ? error.message : String(error) };
+      log("error", "partner move failed", { partnerId, toShard, ...errorFields(error) });
+    }
+    await finishRequestedMove(env.DB, partnerId, report, now());
+  }
+  return requests.length;
+}
+
+/** How long a move keeps the old shard's rows after its switch (src/db/partner-move.ts, `graceMs`). */
+const MOVE_GRACE_MS = 2_000;
+
 const sum = <T>(runs: readonly T[], count: (run: T) => number) => runs.reduce((total, run) => total + count(run), 0);
 
 export interface ScheduledRun {
@@ -69,6 +104,8 @@ export interface ScheduledRun {
   filesCollected: number;
   /** Finished applications moved to the archive; `more` when some are left for the next run. */
   archived: ArchiveRun;
+  /** Partners moved to another shard, as operators asked (each request gets its report). */
+  partnersMoved: number;
   /** The tasks that failed this run (each logged with its cause); the next run tries them again. */
   failed: string[];
 }
@@ -135,6 +172,8 @@ export async function runScheduled(env: Env): Promise<ScheduledRun> {
         },
       ),
     ]);
+  // After the others, not beside them: a move freezes its partner's writes, which the others would meet.
+  const partnersMoved = await task("partner moves", () => moveRequestedPartners(env), 0);
   const run = {
     deadlines: { applied: sum(deadlines, (r) => r.applied), more: deadlines.some((r) => r.more) },
     notificationsWoken: sum(notificationsWoken, (n) => n),
@@ -144,6 +183,7 @@ export async function runScheduled(env: Env): Promise<ScheduledRun> {
     documentsMoved: { moved: sum(documentsMoved, (r) => r.moved), more: documentsMoved.some((r) => r.more) },
     filesCollected: sum(filesCollected, (n) => n),
     archived: { archived: sum(archived, (r) => r.archived), more: archived.some((r) => r.more) },
+    partnersMoved,
     failed,
   };
   await Promise.all(published);

@@ -1,3 +1,6 @@
+/** What the triggers of migration 0018 raise for a write of a partner being moved between shards. */
+export const PARTNER_MOVING = "partner is moving between shards";
+
 /**
  * Failures of D1 and Durable Objects that say "not now" rather than "never": the platform restarting
  * or moving a database or object, a lost connection, an overloaded object, a database busy with
@@ -13,6 +16,9 @@ const TRANSIENT_MESSAGES = [
   "is overloaded",
   "transient issue",
   "Durable Object storage operation exceeded timeout",
+  // A partner's write on a shard it is being moved off, or has left (migration 0018, src/db/partner-move.ts):
+  // its retry, once the move has switched the partner, goes to the new shard.
+  PARTNER_MOVING,
 ];
 
 /**
@@ -52,6 +58,14 @@ export function isTransient(error: unknown): boolean {
     const message = String(e.message ?? "");
     if (TRANSIENT_MESSAGES.some((m) => message.includes(m))) return true;
     if (BUSY.test(sqliteCode(message) ?? "") || D1_INTERNAL_ERROR.test(message)) return true;
+  }
+  return false;
+}
+
+/** Whether the error is a write refused because its partner is moving between shards (PARTNER_MOVING). */
+export function isPartnerMoving(error: unknown): boolean {
+  for (let e = error as PlatformError | undefined; e; e = e.cause as PlatformError | undefined) {
+    if (String(e.message ?? "").includes(PARTNER_MOVING)) return true;
   }
   return false;
 }

@@ -4,7 +4,7 @@ import { describe, expect, it, vi } from "vitest";
 import worker from "../src/index";
 import { OVERDUE_AFTER_MS } from "../src/notifications/sweep";
 import { runScheduled } from "../src/scheduled";
-import { signIn } from "./support/api";
+import { call, signIn } from "./support/api";
 import { countRows, createApplication } from "./support/factories";
 import { at, events, T0, useClock } from "./support/time";
 
@@ -71,6 +71,7 @@ describe("a run of the scheduled work", () => {
       documentsMoved: { moved: 0, more: false },
       filesCollected: 0,
       archived: { archived: 0, more: false },
+      partnersMoved: 0,
       failed: [],
     });
     expect((await events(created.id)).at(-1)).toMatchObject({ stateReason: "CANCELLED_EXPIRED" });
@@ -86,6 +87,7 @@ describe("a run of the scheduled work", () => {
       documentsMoved: { moved: 0, more: false },
       filesCollected: 0,
       archived: { archived: 0, more: false },
+      partnersMoved: 0,
       failed: [],
     });
   });
@@ -113,5 +115,39 @@ describe("a run of the scheduled work", () => {
       error: expect.objectContaining({ message: expect.stringContaining("access_tokens") }),
     });
     expect(lines).toContainEqual(expect.objectContaining({ level: "error", message: "scheduled run", ...run }));
+  });
+
+  it("runs the partner moves operators asked for, and records each one's report", async () => {
+    const { partner, token } = await signIn({ shard: 0 });
+    const created = await createApplication(token);
+    const asked = Date.now();
+    await env.DB.prepare(
+      "INSERT INTO partner_move_requests (partner_id, to_shard, requested_at) VALUES (?, 1, ?), (?, 1, ?)",
+    )
+      .bind(partner.id, asked, "no-such-partner", asked)
+      .run();
+
+    const run = await runScheduled(env);
+
+    expect(run).toMatchObject({ partnersMoved: 2, failed: [] });
+    const reports = await env.DB.prepare(
+      "SELECT partner_id, report FROM partner_move_requests WHERE finished_at IS NOT NULL ORDER BY partner_id = ?",
+    )
+      .bind(partner.id)
+      .all<{ partner_id: string; report: string }>();
+    expect(reports.results.map((r) => ({ partnerId: r.partner_id, report: JSON.parse(r.report) }))).toEqual([
+      { partnerId: "no-such-partner", report: { error: "no partner no-such-partner" } },
+      { partnerId: partner.id, report: expect.objectContaining({ from: 0, to: 1, partnerId: partner.id }) },
+    ]);
+    // The partner is on shard 1 now, and its token's requests go there.
+    expect(await env.DB.prepare("SELECT shard FROM partners WHERE id = ?").bind(partner.id).first()).toEqual({
+      shard: 1,
+    });
+    expect((await call("GET", `/financing/v1/applications/${created.id}`, { token })).status).toBe(200);
+    expect(
+      await env.SHARD_1!.prepare("SELECT 1 AS here FROM applications WHERE id = ?").bind(created.id).first(),
+    ).toEqual({ here: 1 });
+    // A later run finds nothing left to do.
+    expect(await runScheduled(env)).toMatchObject({ partnersMoved: 0 });
   });
 });

@@ -1,5 +1,11 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { isTransient, READ_RETRY_DELAYS_MS, retryAfterSeconds } from "../src/transient";
+import {
+  isPartnerMoving,
+  isTransient,
+  PARTNER_MOVING,
+  READ_RETRY_DELAYS_MS,
+  retryAfterSeconds,
+} from "../src/transient";
 import { call, json, signIn } from "./support/api";
 import { createApplication } from "./support/factories";
 import { faultyD1, PLATFORM_ERRORS } from "./support/faults";
@@ -20,6 +26,14 @@ describe("which failures are transient", () => {
     expect(isTransient(PLATFORM_ERRORS.databaseBusyLocally())).toBe(true);
     expect(isTransient(wrapped(PLATFORM_ERRORS.databaseBusyLocally()))).toBe(true);
     expect(isTransient(new Error("D1_ERROR: internal error; reference = 0123456789abcdefghijklmn"))).toBe(true);
+  });
+
+  it("a write refused because its partner is moving between shards is, and says so", () => {
+    const refused = new Error(`D1_ERROR: ${PARTNER_MOVING}: SQLITE_CONSTRAINT`);
+    expect(isTransient(wrapped(refused))).toBe(true);
+    expect(isPartnerMoving(wrapped(refused))).toBe(true);
+    expect(retryAfterSeconds(refused)).toBe(1);
+    expect(isPartnerMoving(PLATFORM_ERRORS.databaseBusy())).toBe(false);
   });
 
   it("an error of the query is not, whatever its prose says", () => {

@@ -23,11 +23,12 @@ import type { CookieOptions } from "hono/utils/cookie";
 import { constantTimeEqual, hmacSha256Hex, randomSecret, sha256Hex } from "../auth/crypto";
 import { now } from "../clock";
 import { shardHandle } from "../db/handle";
+import { movedTo } from "../db/partner-move";
 import { hasActiveAdmin, personById } from "../db/people";
 import { apiCredentialsOpenConsole } from "../domain/people";
 import { allows, needsRole, type Role } from "../domain/roles";
 import type { HonoEnv } from "../env";
-import { limiter } from "../rate-limit/client";
+import { limiter, personSubject } from "../rate-limit/client";
 import type { PersonSessionRecord } from "../rate-limit/durable-object";
 import { accessOf } from "./access";
 import { clientAddress, recordConsoleAction } from "./audit";
@@ -66,7 +67,7 @@ export const SIGN_IN_PATH = "/console/sign-in";
 const sessionObject = (c: Context<HonoEnv>, idHash: string) => limiter(c.env, `console-session:${idHash}`);
 
 /** The object that keeps a person's sessions. */
-export const personObject = (c: Context<HonoEnv>, personId: string) => limiter(c.env, `console-person:${personId}`);
+export const personObject = (c: Context<HonoEnv>, personId: string) => limiter(c.env, personSubject(personId));
 
 /** A person's session cookie: their id, a dot, the secret (whose hash their object keeps). */
 const PERSON_COOKIE = /^([0-9A-Z]{26})\.([A-Za-z0-9_-]{43})$/;
@@ -209,6 +210,9 @@ async function userOf(
       sessionIdHash: session.idHash,
     };
   }
+  // A credentials session is in no list a partner's move updates (src/rate-limit/partner-moved.ts): once
+  // its partner has left the session's shard, it ends, and the partner signs in on the new one.
+  if ((await movedTo(c.var.db.client, session.partnerId)) !== null) return null;
   const open = apiCredentialsOpenConsole(now(), await hasActiveAdmin(db, session.partnerId));
   return open ? { kind: "credentials", partnerId: session.partnerId, role: "ADMIN" } : null;
 }

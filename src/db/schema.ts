@@ -701,6 +701,35 @@ export type PersonRow = typeof consolePeople.$inferSelect;
 export type AuditEventRow = typeof auditEvents.$inferSelect;
 
 /**
+ * A partner being moved off this shard, or moved off it (src/db/partner-move.ts). While its row is here,
+ * triggers of migration 0018 refuse every write of the partner on this shard (inserts and updates; deletes
+ * too while the move runs) with a message src/transient.ts reads as "not now": the request is answered
+ * 503 with Retry-After, and its retry reaches the partner's new shard. `to_shard` is NULL while the move
+ * copies (the partner is frozen), then the shard it went to: the mark stays as a forwarding address for
+ * whatever still names this shard (a session, a link, a queue message).
+ */
+export const partnerMoves = sqliteTable("partner_moves", {
+  partnerId: text("partner_id").primaryKey(),
+  toShard: integer("to_shard"),
+  startedAt: integer("started_at").notNull(),
+});
+
+/**
+ * A move an operator asked for, run by the Worker's cron (src/scheduled.ts), where the sessions' objects
+ * are within reach: `npm run partner:move -- --remote` writes it and waits for its `report` (JSON: the
+ * move's, or `{ "error": … }`). In the directory only.
+ */
+export const partnerMoveRequests = sqliteTable("partner_move_requests", {
+  partnerId: text("partner_id").primaryKey(),
+  toShard: integer("to_shard").notNull(),
+  requestedAt: integer("requested_at").notNull(),
+  /** When a cron run took it: another run leaves it alone until MOVE_CLAIM_MS later (a run that died). */
+  startedAt: integer("started_at"),
+  finishedAt: integer("finished_at"),
+  report: text("report"),
+});
+
+/**
  * D1 has no interactive transactions, only atomic batches. A write batch starts with a conditional
  * UPDATE of the application (`WHERE version = ?`) followed by `INSERT OR REPLACE INTO write_guard
  * VALUES (1, changes())`: when the update matched nothing, the CHECK fails, and the whole batch rolls

@@ -29,5 +29,17 @@ export async function gatewayOwner(
   const shard = gatewayTokenShard(token);
   if (shard >= everyShard(c.env).length) return null;
   c.set("db", shardHandle(c.env, shard));
-  return applicationOwner(c.var.db.client, applicationId);
+  const owner = await applicationOwner(c.var.db.client, applicationId);
+  if (owner) return owner;
+  // Its partner was moved to another shard (src/db/partner-move.ts) after the link was handed out: the
+  // link still names the old one. Only a link whose token matched gets here, so this reveals nothing.
+  for (const other of everyShard(c.env)) {
+    if (other.shard === shard) continue;
+    const moved = await applicationOwner(shardHandle(c.env, other.shard).client, applicationId);
+    if (moved) {
+      c.set("db", shardHandle(c.env, other.shard));
+      return moved;
+    }
+  }
+  return null;
 }

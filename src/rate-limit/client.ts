@@ -18,6 +18,8 @@ export const tokenSubject = (tokenHash: string) => `token:${tokenHash}`;
 export const addressSubject = (address: string) => `address:${address}`;
 export const loginSubject = async (username: string) => `login:${await sha256Hex(username.toLowerCase())}`;
 export const loginAddressSubject = (address: string) => `login-address:${address}`;
+/** A console person's object: their sessions (src/console/session.ts). */
+export const personSubject = (personId: string) => `console-person:${personId}`;
 
 function bearerToken(header: string | undefined): string | undefined {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? "");

@@ -227,16 +227,39 @@ export class RateLimiter extends DurableObject {
   /**
    * Keeps the D1 bookmark of a write made with this token, if it is newer than the one kept: bookmarks
    * sort from oldest to newest, so concurrent writes leave the latest whatever order they arrive in.
+   * `shard` is the shard the write went to.
    */
-  remember(bookmark: string): void {
+  remember(bookmark: string, shard = 0): void {
     this.readSession();
     if (!this.session || (this.bookmark !== null && this.bookmark >= bookmark)) return;
+    // A write of the shard its partner has just been moved off (moveSession): its bookmark means nothing now.
+    if (this.session.shard !== shard) return;
     this.ensureSchema();
     this.sql.exec(
       `INSERT INTO bookmark (id, value) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET value = excluded.value`,
       bookmark,
     );
     this.bookmark = bookmark;
+  }
+
+  /**
+   * The token's partner was moved to `shard` (src/db/partner-move.ts): its next request goes there. The
+   * bookmark is the old shard's, meaningless on the new one, and goes too.
+   */
+  moveSession(partnerId: string, shard: number): void {
+    this.readSession();
+    if (!this.session || this.session.partnerId !== partnerId) return;
+    this.ensureSchema();
+    try {
+      this.sql.exec(`UPDATE session SET shard = ?`, shard);
+    } catch {
+      // A session stored before shards has no such column: it ends, and the client logs in again.
+      this.revokeSession();
+      return;
+    }
+    this.sql.exec(`DELETE FROM bookmark`);
+    this.session = { ...this.session, shard };
+    this.bookmark = null;
   }
 
   revokeSession(): void {
@@ -349,6 +372,13 @@ export class RateLimiter extends DurableObject {
 
   endPersonSession(idHash: string): void {
     if (this.hasPersonTable()) this.sql.exec(`DELETE FROM person_sessions WHERE id_hash = ?`, idHash);
+  }
+
+  /** The person's partner was moved to `shard` (src/db/partner-move.ts): their sessions' pages go there. */
+  movePersonSessions(partnerId: string, shard: number): void {
+    if (this.hasPersonTable()) {
+      this.sql.exec(`UPDATE person_sessions SET shard = ? WHERE partner_id = ?`, shard, partnerId);
+    }
   }
 
   /** Ends every session of the person: "sign out everywhere", a reset of their sign-in, their removal. */

@@ -31,7 +31,7 @@ export const readYourWrites = createMiddleware<HonoEnv>(async (c, next) => {
   const session = c.get("session");
   if (!write || !session || !c.res.ok || bookmark === null || (known !== null && bookmark <= known)) return;
   try {
-    await limiter(c.env, tokenSubject(session.tokenHash)).remember(bookmark);
+    await limiter(c.env, tokenSubject(session.tokenHash)).remember(bookmark, session.shard);
   } catch (error) {
     // The write stands; only this token's next read may come from a replica that has not seen it yet.
     logForRequest(c, "warn", "could not keep the write's bookmark; the next read may not see it", error);
