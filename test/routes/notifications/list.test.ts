@@ -5,18 +5,17 @@ import worker from "../../../src/index";
 import { call, json, signIn } from "../../support/api";
 import { createApplication } from "../../support/factories";
 import { type NotificationView, notificationsOf, QUEUE } from "../../support/notifications";
-import { dbHolding } from "../../support/shards";
+import { dbHolding, shardDatabases } from "../../support/shards";
 
-/** One delivery attempt of the event now, answered with `status`. */
+/** One delivery attempt of the event now, answered with `status`: its wake-up names the event's shard, as `publish` does. */
 async function deliver(eventId: string, status: number) {
-  await (await dbHolding("events", eventId))
-    .prepare("UPDATE events SET next_attempt_at = ? WHERE id = ?")
-    .bind(Date.now(), eventId)
-    .run();
+  const db = await dbHolding("events", eventId);
+  const shard = shardDatabases().indexOf(db);
+  await db.prepare("UPDATE events SET next_attempt_at = ? WHERE id = ?").bind(Date.now(), eventId).run();
   vi.spyOn(env.NOTIFICATIONS, "send").mockResolvedValue(undefined as never);
   vi.spyOn(globalThis, "fetch").mockResolvedValue(new Response(null, { status }));
   vi.spyOn(console, "warn").mockImplementation(() => {});
-  const batch = createMessageBatch(QUEUE, [{ id: "m", timestamp: new Date(), attempts: 1, body: { eventId } }]);
+  const batch = createMessageBatch(QUEUE, [{ id: "m", timestamp: new Date(), attempts: 1, body: { eventId, shard } }]);
   const ctx = createExecutionContext();
   await worker.queue(batch, env, ctx);
   await waitOnExecutionContext(ctx);
