@@ -18,6 +18,7 @@ import { dateRangeTerms, listRequest } from "./input";
 import {
   customerEmail,
   customerName,
+  FilterActions,
   Money,
   NoticeBox,
   Paging,
@@ -138,12 +139,7 @@ export const applicationsList = new Hono<HonoEnv>().get(PATH, async (c) => {
                 </select>
               </div>
             </div>
-            <div class="actions">
-              <button type="submit" class="primary">
-                Search
-              </button>
-              {searched ? <a href={PATH}>Clear</a> : null}
-            </div>
+            <FilterActions label="Search" filtered={searched} clear={PATH} />
           </form>
         </search>
       </section>

@@ -13,7 +13,7 @@ import { formatMoney } from "../domain/money";
 import type { HonoEnv } from "../env";
 import { applicationPath } from "./application";
 import { dateRangeTerms, listRequest } from "./input";
-import { clip, NoticeBox, Paging, page, signedIn, Time } from "./layout";
+import { clip, FilterActions, NoticeBox, Paging, page, signedIn, Time } from "./layout";
 
 const PATH = "/console/audit";
 const PAGE_SIZE = 50;
@@ -113,12 +113,7 @@ export const auditLogPage = new Hono<HonoEnv>().get(PATH, async (c) => {
               <input id="audit-to" name="to" type="date" value={query.to} />
             </div>
           </div>
-          <div class="actions">
-            <button type="submit" class="primary">
-              Filter
-            </button>
-            {filtered ? <a href={PATH}>Clear</a> : null}
-          </div>
+          <FilterActions label="Filter" filtered={filtered} clear={PATH} />
         </form>
         {log.rows.length === 0 ? (
           <p>{filtered ? "No entry matches." : "Nothing recorded yet."}</p>

@@ -140,6 +140,16 @@ export const StateBadge = (props: { state: string; reason?: string | null }) => 
   </span>
 );
 
+/** A list's filter form's buttons: submit it, and while a filter applies, a link back to the whole list. */
+export const FilterActions = (props: { label: string; filtered: boolean; clear: string }) => (
+  <div class="actions">
+    <button type="submit" class="primary">
+      {props.label}
+    </button>
+    {props.filtered ? <a href={props.clear}>Clear</a> : null}
+  </div>
+);
+
 /** What a form posts besides its fields: the CSRF token, and for work done once, its one-time token. */
 export const FormTokens = (props: { csrf: string; once?: string }) => (
   <>

@@ -22,7 +22,19 @@ import { applicationPath } from "./application";
 import { recordConsoleAction, refusedWith } from "./audit";
 import { onceForForm, onceToken } from "./forms";
 import { dateRangeTerms, listRequest, wallClockInstant } from "./input";
-import { FormTokens, may, type Notice, NoticeBox, Paging, page, StateBadge, shownTime, signedIn, Time } from "./layout";
+import {
+  FilterActions,
+  FormTokens,
+  may,
+  type Notice,
+  NoticeBox,
+  Paging,
+  page,
+  StateBadge,
+  shownTime,
+  signedIn,
+  Time,
+} from "./layout";
 
 const PATH = "/console/notifications";
 const PAGE_SIZE = 25;
@@ -164,12 +176,7 @@ async function notificationsPage(c: Context<HonoEnv>, notice?: Notice, status: 2
               <input id="applicationId" name="applicationId" value={query.applicationId} maxlength={64} />
             </div>
           </div>
-          <div class="actions">
-            <button type="submit" class="primary">
-              Filter
-            </button>
-            {filtered ? <a href={PATH}>Clear</a> : null}
-          </div>
+          <FilterActions label="Filter" filtered={filtered} clear={PATH} />
         </form>
         {log.rows.length === 0 ? (
           <p>{filtered ? "No notification matches." : "No notifications yet."}</p>

@@ -15,7 +15,7 @@ import type { EntryType } from "../domain/settlement-entries";
 import type { HonoEnv } from "../env";
 import { nextCutoff } from "../settlement/payout-cutoff";
 import { listRequest } from "./input";
-import { Money, NoticeBox, Paging, page, signedIn, Time } from "./layout";
+import { FilterActions, Money, NoticeBox, Paging, page, signedIn, Time } from "./layout";
 
 export const PAYOUTS_PATH = "/console/payouts";
 export const payoutPath = (id: string) => `${PAYOUTS_PATH}/${id}`;
@@ -164,12 +164,7 @@ export const payoutsList = new Hono<HonoEnv>().get(PAYOUTS_PATH, async (c) => {
               <input id="currency" name="currency" value={query.currency} maxlength={3} autocomplete="off" />
             </div>
           </div>
-          <div class="actions">
-            <button type="submit" class="primary">
-              Filter
-            </button>
-            {filtered ? <a href={PAYOUTS_PATH}>Clear</a> : null}
-          </div>
+          <FilterActions label="Filter" filtered={filtered} clear={PAYOUTS_PATH} />
         </form>
         {list.rows.length === 0 ? (
           <p>{filtered ? "No payout matches." : "No payouts yet."}</p>
