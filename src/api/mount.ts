@@ -45,6 +45,49 @@ export interface RouteEntry {
 const isOperation = (loaded: OpenApiRoute | Hono<HonoEnv>): loaded is OpenApiRoute => "serve" in loaded;
 
 /**
+ * A segment of a manifest path: a literal, a parameter (any one non-empty segment), or the rest (`*`).
+ * A parameter's own pattern (`:action{[a-z]+}`) is not read: it only narrows a page router's path, and
+ * mounting a router for a path it then does not answer costs once and changes no answer (its routes decide).
+ */
+type Segment = string | { parameter: true };
+
+/** A manifest path's segments, as Hono splits them. */
+const segmentsOf = (path: string): Segment[] =>
+  path
+    .split("/")
+    .slice(1)
+    .map((part) => (part.startsWith(":") ? { parameter: true } : part));
+
+/** Whether a request's path segments fall under a route's: `*` takes the rest (none included), as Hono's. */
+function under(route: Segment[], path: readonly string[]): boolean {
+  for (const [index, segment] of route.entries()) {
+    if (segment === "*") return true;
+    const part = path[index];
+    if (typeof segment === "string" ? part !== segment : !part) return false;
+  }
+  return path.length === route.length;
+}
+
+const segments = new WeakMap<RouteEntry, Segment[]>();
+
+/** A request path's segments, as `answers` takes them. */
+export const pathSegments = (path: string): string[] => path.split("/").slice(1);
+
+/**
+ * Whether a route may answer a request (its method, its path's segments): whenever Hono's router matches
+ * it, and for a page's path whose parameter its pattern refuses.
+ */
+export function answers(entry: RouteEntry, method: string, path: readonly string[]): boolean {
+  if (entry.method !== "ALL" && entry.method !== method) return false;
+  let route = segments.get(entry);
+  if (!route) {
+    route = segmentsOf(entry.path);
+    segments.set(entry, route);
+  }
+  return under(route, path);
+}
+
+/**
  * Mounts on `app` each route's module on the first request it answers, before the app routes that
  * request: importing a module and building its router (its zod schemas, or compiled validators) is most
  * of what the Worker's startup would cost, so a cold isolate evaluates only the middleware chain and the
@@ -52,12 +95,14 @@ const isOperation = (loaded: OpenApiRoute | Hono<HonoEnv>): loaded is OpenApiRou
  * in one Hono context, as if everything had been mounted at startup: middleware variables, errors and
  * not-found are the app's. A router is mounted whole, once, whichever of its paths came first.
  *
+ * The manifest is not made into a router: inserting its routes into one was a third of the startup
+ * (bench/tried.md), and a request compares its segments with the routes not mounted yet, about a
+ * microsecond for all of them; each route's segments are read on the first request that compares them.
+ *
  * `app` must use a router that takes routes after it has matched (ExtensibleRouter; Hono's default
  * refuses them). A path no route answers is routed as it is: the app's not-found.
  */
 export function mountOnFirstUse(app: Hono<HonoEnv>, routes: readonly RouteEntry[]) {
-  const manifest = new TrieRouter<RouteEntry>();
-  for (const route of routes) manifest.add(route.method, route.path, route);
   // Routes whose module is not mounted yet: once it is empty, a request costs nothing here (the hot path).
   const pending = new Set(routes);
   const mounting = new WeakMap<object, Promise<void>>();
@@ -81,13 +126,8 @@ export function mountOnFirstUse(app: Hono<HonoEnv>, routes: readonly RouteEntry[
     if (pending.size > 0) {
       // Hono answers HEAD with the GET route.
       const method = request.method === "HEAD" ? "GET" : request.method;
-      const [matched] = manifest.match(method, app.getPath(request));
-      await Promise.all(
-        matched
-          .map(([entry]) => entry)
-          .filter((entry) => pending.has(entry))
-          .map(mount),
-      );
+      const path = pathSegments(app.getPath(request));
+      await Promise.all([...pending].filter((entry) => answers(entry, method, path)).map(mount));
     }
     return route(request, env, executionCtx);
   };

@@ -3,7 +3,7 @@ import { env } from "cloudflare:workers";
 import { TrieRouter } from "hono/router/trie-router";
 import { describe, expect, it } from "vitest";
 import { ROUTES } from "../../generated/routes";
-import type { RouteEntry } from "../../src/api/mount";
+import { answers, pathSegments, type RouteEntry } from "../../src/api/mount";
 import { createApp } from "../../src/app";
 import { BASE } from "../support/api";
 
@@ -89,6 +89,49 @@ describe("the route manifest, mounted on first use", () => {
     expect(app.routes.some((r) => r.path === "/console/applications")).toBe(true);
     expect((await get(app, "/console/applications")).status).toBe(303);
     expect(app.routes.length).toBe(mounted);
+  });
+
+  it("mounts for a request every module Hono's router would route it to, and only those but for a page's parameter patterns", async () => {
+    // Each route's own path with every parameter filled, and the ways a path can just miss one.
+    const filled = ROUTES.map((route) => sample(route.path));
+    const paths = [
+      ...filled,
+      ...filled.map((path) => `${path}/`),
+      ...filled.map((path) => `${path}/extra`),
+      ...filled.map((path) => path.slice(0, path.lastIndexOf("/"))),
+      ...filled.map((path) => path.replace(/01J0+/, "")),
+      "/console",
+      "/console/people/01J000000000000000000000000/role",
+      "/console/people/01J000000000000000000000000/promote",
+      "/console/applications/01J000000000000000000000000/Cancel",
+      "/console/applications/01J000000000000000000000000/shipments/s/tracking/x",
+      "/",
+      "",
+    ];
+    const modules = await Promise.all(ROUTES.map((route) => route.load()));
+    let compared = 0;
+    for (const method of ["GET", "POST", "PUT", "DELETE"]) {
+      for (const path of paths) {
+        const hono = new Set<object>();
+        const ours = new Set<object>();
+        for (const [index, route] of ROUTES.entries()) {
+          const router = new TrieRouter<RouteEntry>();
+          router.add(route.method, route.path, route);
+          const matched = router.match(method, path)[0].length > 0;
+          const found = answers(route, method, pathSegments(path));
+          // A route without a pattern of its own: exactly Hono's answer.
+          if (!route.path.includes("{") && found !== matched) {
+            expect.fail(`${route.method} ${route.path} for ${method} ${path}: Hono ${matched}`);
+          }
+          if (matched) hono.add(modules[index]!);
+          if (found) ours.add(modules[index]!);
+          compared++;
+        }
+        for (const module of hono)
+          if (!ours.has(module)) expect.fail(`${method} ${path}: a module Hono routes to is not mounted`);
+      }
+    }
+    expect(compared).toBeGreaterThan(50_000);
   });
 
   it("leaves a path no route answers to the app's 404", async () => {
