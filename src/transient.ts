@@ -57,6 +57,14 @@ export function isTransient(error: unknown): boolean {
     if (e.retryable === true || e.overloaded === true) return true;
     const message = String(e.message ?? "");
     if (TRANSIENT_MESSAGES.some((m) => message.includes(m))) return true;
+  }
+  return isBusy(error);
+}
+
+/** Whether the error (or one it wraps) is a database busy with another connection's lock. */
+function isBusy(error: unknown): boolean {
+  for (let e = error as PlatformError | undefined; e; e = e.cause as PlatformError | undefined) {
+    const message = String(e.message ?? "");
     if (BUSY.test(sqliteCode(message) ?? "") || D1_INTERNAL_ERROR.test(message)) return true;
   }
   return false;
@@ -87,15 +95,24 @@ export function retryAfterSeconds(error: unknown): number {
 export const READ_RETRY_DELAYS_MS = [50, 200];
 
 /**
+ * The same for a database busy with another connection's lock, which only the local runtime meets (a
+ * second process on the same SQLite file: `npm run cron`, `wrangler d1 execute`; D1 serialises its
+ * writes). The lock ends with that process's transaction, which on a loaded machine can outlast the
+ * quarter second above (one read of 576 answered 503 beside `npm run cron` in CI): up to about 1.5 s.
+ */
+export const BUSY_READ_RETRY_DELAYS_MS = [50, 200, 400, 800];
+
+/**
  * Runs an idempotent read, again after a transient failure, at most READ_RETRY_DELAYS_MS.length more
- * times: a blip is absorbed within a quarter second, a longer outage still ends in 503 promptly.
+ * times (BUSY_READ_RETRY_DELAYS_MS for a busy database): a blip is absorbed within a quarter second, a
+ * longer outage still ends in 503 promptly.
  */
 export async function retryingRead<T>(read: () => Promise<T>): Promise<T> {
   for (let attempt = 0; ; attempt++) {
     try {
       return await read();
     } catch (error) {
-      const delay = READ_RETRY_DELAYS_MS[attempt];
+      const delay = (isBusy(error) ? BUSY_READ_RETRY_DELAYS_MS : READ_RETRY_DELAYS_MS)[attempt];
       if (delay === undefined || !isTransient(error)) throw error;
       await new Promise((resolve) => setTimeout(resolve, delay * (0.5 + Math.random())));
     }
