@@ -337,7 +337,7 @@ export function report(data: RunData): string {
     `Produced by \`npm run bench\` on ${data.started.toISOString().slice(0, 16).replace("T", " ")} UTC${FULL ? "" : " (partial or quick run)"}. How to read it, and why the numbers are what they are: bench/README.md.`,
     "",
     ...machine(),
-    `- Databases: ${config.work.startsWith("/dev/shm") ? "on tmpfs (/dev/shm), so that the virtual disk's fsync latency does not decide the runs" : config.work}`,
+    `- Databases: ${config.work.startsWith("/dev/shm") ? "on tmpfs (/dev/shm), so that the virtual disk's fsync latency does not decide the runs" : config.work}; two shards bound as deployed (DB, the directory and shard 0, holding every seeded partner; SHARD_1 migrated and empty), so every request is routed by its session's shard`,
     `- Data: ${data.meta.rows.applications} applications, ${data.meta.rows.orderLines} order lines, ${data.meta.rows.events} events over ${data.meta.partners.length} partners (1,000 for "1k", 100,000 for "100k")${
       cp
         ? `; seeded database checkpointed before caching (\`PRAGMA wal_checkpoint(TRUNCATE)\`): ${mb(cp.totalBefore)} with ${mb(cp.walBefore)} of WAL → ${mb(cp.totalAfter)} with ${mb(cp.walAfter)}${cp.note ? ` (${cp.note})` : ""}`

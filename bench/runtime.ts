@@ -125,6 +125,9 @@ export function build(): string {
   return outdir;
 }
 
+/** The second shard's database (SHARD_1), migrated empty in each run's working copy. */
+const SHARD_1_ID = `${DB_ID}-shard-1`;
+
 // ---- The seeded database ------------------------------------------------------------------------
 
 function migrationFiles(): string[] {
@@ -270,7 +273,15 @@ export async function start(
     // payouts'): only those the archived-get scenario picks are archived (bench/scenarios.ts).
     ARCHIVE_AFTER_DAYS: "36500",
   });
-  const common = { modules: true, compatibilityDate, compatibilityFlags, d1Databases: { DB: DB_ID } };
+  // Two shards bound, as deployed (wrangler.toml): DB, the directory and shard 0, holds the seeded partners;
+  // SHARD_1 has the schema and no partner, so every request goes through the shards' routing to shard 0,
+  // the most loaded of the two.
+  const common = {
+    modules: true,
+    compatibilityDate,
+    compatibilityFlags,
+    d1Databases: { DB: DB_ID, SHARD_1: SHARD_1_ID },
+  };
   // The Worker's buckets (the documents' files, the archive), shared by the API and its counting twin.
   const buckets = { r2Buckets: { DOCUMENTS: "financing-documents", ARCHIVE: "financing-archive" } };
   // The API's own rate-limit objects, for the floors that make the one object call every request makes.
@@ -335,6 +346,10 @@ export async function start(
   });
   await mf.ready;
   const running = mf;
+  const shard = await running.getD1Database("SHARD_1", "api");
+  for (const file of migrationFiles()) {
+    for (const statement of migrationStatements(readFileSync(file, "utf8"))) await shard.prepare(statement).run();
+  }
   const url = async (name: string) => (await running.unsafeGetDirectURL(name)).toString().replace(/\/$/, "");
   const urls = { api: await url("api"), count: await url("api-count") } as Urls;
   for (const key of Object.keys(FLOORS) as FloorKey[]) urls[key] = await url(`floor-${key}`);
