@@ -5,8 +5,9 @@
  * authenticated request makes plus that request's own D1 work, nothing else.
  * - getFair (do-get.js): RateLimiter.hit, then get's own statement (the application with its lines
  *   and documents as JSON subqueries, Drizzle's SQL).
- * - createFair (do-create.js): RateLimiter.hit, then create's own batch: the application row with all
- *   its indexes, three order lines, one outbox event.
+ * - createFair (do-create.js): RateLimiter.hit, then create's own batch (the application row with all
+ *   its indexes, three order lines, one outbox event, the storage counter, the audit entry and its
+ *   bytes), then RateLimiter.remember (the write's bookmark).
  * get and the lists are taken against getFair, create, send and refund against createFair.
  *
  * createQueued (do-create.js with the queue binding) is createFair plus the queue send create makes for
@@ -42,14 +43,14 @@ export const FLOORS = {
   createFair: {
     file: "do-create.js",
     label: "DO call + create's batch",
-    cost: "1 / 3 · 1",
+    cost: "1 / 6 · 2",
     objectCall: true,
     fair: true,
   },
   createQueued: {
     file: "do-create.js",
     label: "DO call + create's batch + queue send",
-    cost: "1 / 3 · 1",
+    cost: "1 / 6 · 2",
     objectCall: true,
     fair: false,
     queue: true,

@@ -123,10 +123,10 @@ function planStatements(
   if (plan.lines) {
     const byId = new Map(plan.lines.lines.map((l) => [l.id, l]));
     const created = plan.lines.created.map((id) => lineRow(app.id, byId.get(id)!, at));
-    statements.push(
-      ...plan.lines.updated.map((id) => updateLine(client, byId.get(id)!, at)),
-      ...chunks("orderLines", created).map((chunk) => insertRows(client, "orderLines", chunk)),
-    );
+    if (plan.lines.updated.length > 0) {
+      statements.push(updateLines(client, plan.lines.updated.map((id) => byId.get(id)!), at));
+    }
+    statements.push(...chunks("orderLines", created).map((chunk) => insertRows(client, "orderLines", chunk)));
     for (const row of created) grown += rowBytes(row);
   }
   // The money the operation moves is written with it, or not at all (CONTRACT 6b). Not counted against
@@ -143,19 +143,29 @@ export function eventRow(application: { id: string; partnerId: string }, event: 
   return { ...event, applicationId: application.id, partnerId: application.partnerId, nextAttemptAt: event.occurredAt };
 }
 
-function updateLine(client: D1Database, line: Line, at: number) {
-  const set = {
-    quantity: line.quantity,
-    totalPriceAmount: line.totalPriceAmount,
-    totalVatAmount: line.totalVatAmount,
-    state: line.state,
-    sentDate: line.sentDate,
-    deliveryDate: line.deliveryDate,
-    deliveryTrackingNumber: line.deliveryTrackingNumber,
-    updatedAt: at,
-  };
-  return updateWhere(client, "orderLines", set, { id: line.id });
+/**
+ * The lines a plan changed, in one statement however many there are (a send of every item of an order
+ * was one update per line): what an operation may change of each line is one JSON array read by
+ * json_each, as the settlement entries are inserted (insertEntries).
+ */
+function updateLines(client: D1Database, lines: readonly Line[], at: number): D1PreparedStatement {
+  const changed = lines.map((l) => [
+    l.id,
+    l.quantity,
+    l.totalPriceAmount,
+    l.totalVatAmount,
+    l.state,
+    l.sentDate,
+    l.deliveryDate,
+    l.deliveryTrackingNumber,
+  ]);
+  return client.prepare(UPDATE_LINES).bind(JSON.stringify(changed), at);
 }
+
+const UPDATE_LINES = `UPDATE order_lines SET quantity = line.value ->> 1, total_price_amount = line.value ->> 2,
+  total_vat_amount = line.value ->> 3, state = line.value ->> 4, sent_date = line.value ->> 5,
+  delivery_date = line.value ->> 6, delivery_tracking_number = line.value ->> 7, updated_at = ?2
+FROM json_each(?1) AS line WHERE order_lines.id = line.value ->> 0`;
 
 /** The stored row of a line: the domain's line with its application and times. */
 export function lineRow(applicationId: string, line: Line, at: number): OrderLineRow {

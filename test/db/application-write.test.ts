@@ -27,16 +27,23 @@ function manyItems(count: number) {
 }
 
 describe("the write path of a plan", () => {
-  it("writes a send's shipment and its settlement entries in the send's own batch, the entries in one statement however many", async () => {
+  it("writes a send's lines, shipment and settlement entries in the send's own batch, the lines and the entries in one statement each however many", async () => {
     const { token } = await signIn();
     const { id } = await createApplication(token, manyItems(100));
     await forceState(id, "READY", "READY_TO_SHIP");
     const res = await call("PUT", `${app(id)}/order/send`, { token, body: {}, vars: { COUNT_BINDINGS: "true" } });
     expect(res.status).toBe(200);
-    // One read; one batch: the application's guarded update, its guard, the event, a line update per
-    // item, the shipment, the 300 entries, and the audit log's entry with its count.
+    // One read; one batch: the application's guarded update, its guard, the event, the 100 lines'
+    // update, the shipment, the 300 entries, and the audit log's entry with its count.
     expect(res.headers.get("X-Count-D1-Round-Trips")).toBe("2");
-    expect(res.headers.get("X-Count-D1-Statements")).toBe(String(1 + 3 + 100 + 1 + 1 + 2));
+    expect(res.headers.get("X-Count-D1-Statements")).toBe(String(1 + 3 + 1 + 1 + 1 + 2));
+    const lines = await (await dbOfApplication(id))
+      .prepare(
+        "SELECT state, count(*) AS n, count(sent_date) AS dated, sum(total_price_amount) AS total FROM order_lines WHERE application_id = ? GROUP BY state",
+      )
+      .bind(id)
+      .all();
+    expect(lines.results).toEqual([{ state: "SENT", n: 100, dated: 100, total: 1000000 }]);
     const entries = await (await dbOfApplication(id))
       .prepare(
         "SELECT type, count(*) AS n, sum(amount) AS total FROM settlement_entries WHERE application_id = ? GROUP BY type ORDER BY type",
