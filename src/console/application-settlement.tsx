@@ -15,7 +15,7 @@ import {
   MAX_TRACKING,
   MAX_TRACKING_NUMBER_LENGTH,
   MAX_TRACKING_URL_LENGTH,
-} from "../domain/shipments";
+} from "../domain/shipment-tracking";
 import type { HonoEnv } from "../env";
 import { onceToken } from "./forms";
 import { clip, FormTokens, Money, Time } from "./layout";

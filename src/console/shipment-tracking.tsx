@@ -12,7 +12,7 @@ import { Hono } from "hono";
 import { session } from "../auth/require-session";
 import { findShipment } from "../db/settlement";
 import type { Problem } from "../domain/result";
-import { MAX_TRACKING } from "../domain/shipments";
+import { MAX_TRACKING } from "../domain/shipment-tracking";
 import type { HonoEnv } from "../env";
 import { ApiError } from "../http/errors";
 import { addTracking } from "../settlement/tracking";

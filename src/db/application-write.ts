@@ -123,9 +123,8 @@ function planStatements(
   if (plan.lines) {
     const byId = new Map(plan.lines.lines.map((l) => [l.id, l]));
     const created = plan.lines.created.map((id) => lineRow(app.id, byId.get(id)!, at));
-    if (plan.lines.updated.length > 0) {
-      statements.push(updateLines(client, plan.lines.updated.map((id) => byId.get(id)!), at));
-    }
+    const updated = plan.lines.updated.map((id) => byId.get(id)!);
+    if (updated.length > 0) statements.push(updateLines(client, updated, at));
     statements.push(...chunks("orderLines", created).map((chunk) => insertRows(client, "orderLines", chunk)));
     for (const row of created) grown += rowBytes(row);
   }

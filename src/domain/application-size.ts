@@ -14,6 +14,18 @@
  * (MAX_ANSWER_BYTES), so that any application fits in any answer, a list page's first item included.
  */
 
+/**
+ * What one application may hold in the database every partner shares: lines grow with every partial
+ * operation (a split) and documents with returns, so each has a ceiling far above any real order.
+ */
+export const MAX_LINES = 500;
+export const MAX_DOCUMENTS = 20;
+/**
+ * A reason or note the partner writes down with a change, a refund or a cancellation. Here, not with
+ * the plans that check it, so that a request schema reads it without importing every rule.
+ */
+export const MAX_REASON_LENGTH = 500;
+
 /** The most content one application may hold: a quarter of a MiB, 8 × below D1's value limit. */
 export const MAX_APPLICATION_BYTES = 256 * 1024;
 

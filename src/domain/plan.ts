@@ -5,7 +5,7 @@
  * guarded batch. Pure: no HTTP, no SQL.
  */
 
-import { jsonBytes, linesBytes, MAX_APPLICATION_BYTES } from "./application-size";
+import { jsonBytes, linesBytes, MAX_APPLICATION_BYTES, MAX_DOCUMENTS, MAX_LINES } from "./application-size";
 import {
   type ApplicationState,
   type ApplicationStatus,
@@ -72,15 +72,6 @@ export interface Current {
   documents: readonly unknown[];
   settlement: SettlementFacts;
 }
-
-/**
- * What one application may hold in the database every partner shares: lines grow with every partial
- * operation (a split) and documents with returns, so each has a ceiling far above any real order.
- */
-export const MAX_LINES = 500;
-export const MAX_DOCUMENTS = 20;
-/** A reason or note the partner writes down with a change, a refund or a cancellation. */
-export const MAX_REASON_LENGTH = 500;
 
 export interface PlanContext {
   /** The instant of the operation (Unix milliseconds): every deadline is judged at it. */

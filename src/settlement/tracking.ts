@@ -11,7 +11,7 @@ import { findShipment, shipmentOfRow, writeTracking } from "../db/settlement";
 import { STORAGE_QUOTA_PROBLEM, StorageQuotaExceeded } from "../db/storage";
 import { WriteConflict } from "../db/write-batch";
 import type { Problem } from "../domain/result";
-import { planTracking, type TrackingRequest } from "../domain/shipments";
+import { planTracking, type TrackingRequest } from "../domain/shipment-tracking";
 
 export type Tracked =
   | { outcome: "added"; shipment: ShipmentRow }

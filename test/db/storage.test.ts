@@ -6,7 +6,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { ANSWER_RESERVATION } from "../../src/db/idempotency-keys";
-import { MAX_DOCUMENTS, MAX_LINES } from "../../src/domain/plan";
+import { MAX_DOCUMENTS, MAX_LINES } from "../../src/domain/application-size";
 import { forgetExpiredKeys, IDEMPOTENCY_TTL_MS } from "../../src/http/idempotency";
 import { call, signIn } from "../support/api";
 import { applicationCount, applicationRequest, countRows, createApplication } from "../support/factories";

@@ -5,6 +5,7 @@
 
 import { listOf, withDefault } from "../../api";
 import { REQUEST_RULES } from "../../api/request-rules";
+import { MAX_REASON_LENGTH } from "../../domain/application-size";
 import {
   APPLICATION_STATES,
   CANCEL_REASONS,
@@ -14,7 +15,6 @@ import {
 } from "../../domain/application-state";
 import { DOCUMENT_TYPES } from "../../domain/documents";
 import { FINANCING_TYPES } from "../../domain/financing-terms";
-import { MAX_REASON_LENGTH } from "../../domain/plan";
 import { type Infer, schema, z } from "../../lazy-schema";
 
 export const ITEM_TYPES = [

@@ -2,8 +2,8 @@
 
 import { listOf } from "../../api";
 import { REQUEST_RULES } from "../../api/request-rules";
+import { MAX_REASON_LENGTH } from "../../domain/application-size";
 import { DOCUMENT_TYPES } from "../../domain/documents";
-import { MAX_REASON_LENGTH } from "../../domain/plan";
 import { schema, z } from "../../lazy-schema";
 import { ITEM_TYPES, Money, OrderContent, VariableSymbol, Vat } from "../applications/schema";
 

@@ -1,5 +1,5 @@
 /** Schemas of refunds (CONTRACT 5): created directly or by a return. */
-import { MAX_REASON_LENGTH } from "../../domain/plan";
+import { MAX_REASON_LENGTH } from "../../domain/application-size";
 import { schema, z } from "../../lazy-schema";
 import { DateTimeOutput, Money, VariableSymbol } from "../applications/schema";
 

@@ -1,5 +1,9 @@
 /** Schemas of shipments (CONTRACT 6b): what one send took out, and its tracking. */
-import { MAX_CARRIER_LENGTH, MAX_TRACKING_NUMBER_LENGTH, MAX_TRACKING_URL_LENGTH } from "../../domain/shipments";
+import {
+  MAX_CARRIER_LENGTH,
+  MAX_TRACKING_NUMBER_LENGTH,
+  MAX_TRACKING_URL_LENGTH,
+} from "../../domain/shipment-tracking";
 import { schema, z } from "../../lazy-schema";
 import { ApplicationIdParam, DateOutput, DateTimeOutput, Money } from "../applications/schema";
 
