@@ -2,9 +2,10 @@
  * The Worker's build: `wrangler dev` and `wrangler deploy` run it (wrangler.toml's [build]) and upload
  * what it writes as it is (`no_bundle`). It is wrangler's own bundling (esbuild, the runtime's target
  * and export conditions) with code splitting: each route's module is imported on the first request to
- * it (the manifest, generated/routes.ts, mounted by src/api/mount.ts), so each becomes modules of its own, zod and the routes' schemas
- * among them, and a cold isolate compiles and evaluates only the entry: Hono, the middleware chain and
- * the rate-limit object, a small part of the build; the build fails if that start would load more
+ * it (the manifest, generated/routes.ts, mounted by src/api/mount.ts), so each becomes modules of its
+ * own, zod and the routes' schemas among them, and a cold isolate compiles and evaluates only the entry:
+ * Hono, the middleware chain and the manifest, a small part of the build (the Durable Objects' code
+ * loads with each object's first event); the build fails if that start would load more
  * (`NOT_AT_STARTUP`). As one bundle the runtime compiles all of it at startup and esbuild declares every
  * module's namespace there (zod's among them), lazy modules included (bench/tried.md). The tests
  * import the sources (vitest.config.ts) and need no build.
@@ -78,6 +79,8 @@ export function upToDate(folder: string, entry: string, fingerprint: string): bo
 const NOT_AT_STARTUP = [
   /^node_modules\/(zod|drizzle-orm|@hono\/zod-openapi|@hono\/zod-validator)\//,
   /^src\/(routes|db|collections|domain|gateway|console|notifications)\//,
+  // The Durable Objects' code: each object loads it with its first event (src/lazy-object.ts).
+  /^src\/(mailbox|rate-limit)\/durable-object\.ts$/,
   /^node:/,
 ];
 
