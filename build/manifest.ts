@@ -4,8 +4,8 @@
  * first request to it (src/api/mount.ts):
  * - every `openApiRoute` exported by a module of src/routes/ (one file per endpoint), with the method and
  *   path it defines;
- * - the routers of the pages, each with the method and path of every route it holds (its middleware's
- *   patterns included, so that a path under them loads it).
+ * - the routers of the pages (mounted whole), each by the first segments of its paths: `ALL /console`
+ *   and `ALL /console/*` load the console for any path under it.
  * The operations come in the document's order: by path, then method.
  */
 import { readdirSync } from "node:fs";
@@ -63,7 +63,7 @@ export async function operations(): Promise<ManifestOperation[]> {
 const loader = (module: string, name: string) =>
   `async () => (await import(${JSON.stringify(`../${module.replace(/\.ts$/, "")}`)})).${name}`;
 
-/** generated/routes.ts: every operation, then every route of each router. */
+/** generated/routes.ts: every operation, then each router by its paths' first segments. */
 export async function routesModule(): Promise<string> {
   const entries = (await operations()).map(
     ({ route, module, name }) =>
@@ -71,14 +71,13 @@ export async function routesModule(): Promise<string> {
   );
   for (const [module, name] of ROUTERS) {
     const router = ((await import(pathToFileURL(path.join(root, module)).href)) as Record<string, Hono>)[name]!;
-    const seen = new Set<string>();
-    for (const { method, path: routed } of router.routes) {
-      const key = `${method} ${routed}`;
-      if (seen.has(key)) continue;
-      seen.add(key);
-      entries.push(
-        `  { method: ${JSON.stringify(method)}, path: ${JSON.stringify(routed)}, load: ${loader(module, name)} },`,
-      );
+    // A router is mounted whole, so it is listed by the first segments of its paths, each with what is
+    // under it: any request under them mounts it, and its own routes answer (or not) as before.
+    const prefixes = new Set(router.routes.map(({ path: routed }) => routed.split("/")[1]!));
+    for (const prefix of prefixes) {
+      for (const routed of [`/${prefix}`, `/${prefix}/*`]) {
+        entries.push(`  { method: "ALL", path: ${JSON.stringify(routed)}, load: ${loader(module, name)} },`);
+      }
     }
   }
   return [

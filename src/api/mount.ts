@@ -46,8 +46,8 @@ const isOperation = (loaded: OpenApiRoute | Hono<HonoEnv>): loaded is OpenApiRou
 
 /**
  * A segment of a manifest path: a literal, a parameter (any one non-empty segment), or the rest (`*`).
- * A parameter's own pattern (`:action{[a-z]+}`) is not read: it only narrows a page router's path, and
- * mounting a router for a path it then does not answer costs once and changes no answer (its routes decide).
+ * The manifest's paths have no parameter patterns (`:action{[a-z]+}`): an operation's parameters are
+ * plain, and a page's router is listed by its first segments (build/manifest.ts).
  */
 type Segment = string | { parameter: true };
 
@@ -73,10 +73,7 @@ const segments = new WeakMap<RouteEntry, Segment[]>();
 /** A request path's segments, as `answers` takes them. */
 export const pathSegments = (path: string): string[] => path.split("/").slice(1);
 
-/**
- * Whether a route may answer a request (its method, its path's segments): whenever Hono's router matches
- * it, and for a page's path whose parameter its pattern refuses.
- */
+/** Whether a route answers a request (its method, its path's segments), as Hono's router would match it. */
 export function answers(entry: RouteEntry, method: string, path: readonly string[]): boolean {
   if (entry.method !== "ALL" && entry.method !== method) return false;
   let route = segments.get(entry);
