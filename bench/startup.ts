@@ -51,7 +51,8 @@ export const COLD_REQUESTS: ColdRequest[] = [
     label: "an order operation (send)",
     route: { method: "PUT", path: "/financing/v1/applications/:applicationId/order/send" },
   },
-  { label: "the gateway page", route: { method: "GET", path: "/gateway/:applicationId/:token" } },
+  // The gateway is a page router, listed by its prefix (build/manifest.ts).
+  { label: "the gateway page", route: { method: "ALL", path: "/gateway/*" } },
   { label: "the notifications log", route: { method: "GET", path: "/financing/v1/notifications" } },
   { label: "/openapi.json", route: { method: "GET", path: "/openapi.json" } },
 ];
