@@ -1,8 +1,10 @@
 /**
  * `npm run partner:move -- --username NAME --to N [--remote | --persist-to DIR] [--grace-seconds S]`:
- * moves a partner to shard N (src/db/partner-move.ts: copy, freeze, copy what changed, switch, forward,
- * move the sessions, delete) and prints what it did as one JSON line: the rows copied, those deleted from
- * the old shard, and how long the partner's writes were answered 503 (`frozenMs`).
+ * moves a partner to shard N (src/db/partner-move.ts: copy, freeze, copy the rows that changed meanwhile,
+ * switch, forward, move the sessions, delete) and prints what it did as one JSON line: the rows copied,
+ * those copied while frozen (`deltaRows`), those deleted from the old shard, and how long the partner's
+ * writes were answered 503 (`frozenMs`). The end of the first copy, long for a large partner, is told on
+ * stderr as it comes.
  *
  * Locally it runs the Worker's own code in a local runtime (scripts/local-runtime.ts) on the local state,
  * `.wrangler/state` or the `--persist-to DIR` of the server: the D1 databases of every shard and the rate
@@ -41,7 +43,11 @@ interface Modules {
   movePartner(
     shards: { directory: unknown; from: { shard: number; binding: unknown }; to: { shard: number; binding: unknown } },
     partnerId: string,
-    options: { switched: (partnerId: string, shard: number) => Promise<void>; graceMs: number },
+    options: {
+      copied: (rows: number) => void;
+      switched: (partnerId: string, shard: number) => Promise<void>;
+      graceMs: number;
+    },
   ): Promise<Record<string, unknown>>;
   moveSessions(env: Bindings, partnerId: string, shard: number, at: number): Promise<void>;
 }
@@ -123,7 +129,12 @@ try {
         to: { shard: to, binding: shards[to]! },
       },
       partner.id,
-      { switched: (id, shard) => moveSessions(env, id, shard, Date.now()), graceMs },
+      {
+        copied: (rows) =>
+          console.error(`partner:move: ${rows} rows copied; freezing the partner for what changed meanwhile`),
+        switched: (id, shard) => moveSessions(env, id, shard, Date.now()),
+        graceMs,
+      },
     );
     console.log(JSON.stringify({ username: values.username, ...report }));
   } finally {

@@ -1,4 +1,4 @@
-/** What the triggers of migration 0018 raise for a write of a partner being moved between shards. */
+/** What the triggers of migration 0019 raise for a write of a partner being moved between shards. */
 export const PARTNER_MOVING = "partner is moving between shards";
 
 /**
@@ -16,7 +16,7 @@ const TRANSIENT_MESSAGES = [
   "is overloaded",
   "transient issue",
   "Durable Object storage operation exceeded timeout",
-  // A partner's write on a shard it is being moved off, or has left (migration 0018, src/db/partner-move.ts):
+  // A partner's write on a shard it is being moved off, or has left (migration 0019, src/db/partner-move.ts):
   // its retry, once the move has switched the partner, goes to the new shard.
   PARTNER_MOVING,
 ];

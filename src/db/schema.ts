@@ -314,7 +314,12 @@ export const applicationVariableSymbols = sqliteTable(
       .notNull()
       .references(() => applications.id),
   },
-  (t) => [primaryKey({ columns: [t.partnerId, t.variableSymbol, t.applicationId] })],
+  (t) => [
+    primaryKey({ columns: [t.partnerId, t.variableSymbol, t.applicationId] }),
+    // An application's symbols without a scan of every partner's: what the archive stores of it and what
+    // a partner's move copies again of an application that changed while it copied.
+    index("application_variable_symbols_application_idx").on(t.applicationId),
+  ],
 );
 
 /** One row per order line. A partial operation splits a line: the touched units become a new line. */
@@ -701,18 +706,40 @@ export type PersonRow = typeof consolePeople.$inferSelect;
 export type AuditEventRow = typeof auditEvents.$inferSelect;
 
 /**
- * A partner being moved off this shard, or moved off it (src/db/partner-move.ts). While its row is here,
- * triggers of migration 0018 refuse every write of the partner on this shard (inserts and updates; deletes
- * too while the move runs) with a message src/transient.ts reads as "not now": the request is answered
- * 503 with Retry-After, and its retry reaches the partner's new shard. `to_shard` is NULL while the move
- * copies (the partner is frozen), then the shard it went to: the mark stays as a forwarding address for
- * whatever still names this shard (a session, a link, a queue message).
+ * A partner being moved off this shard or onto it, or moved off it (src/db/partner-move.ts). While its row
+ * is here, the triggers of migration 0019 look at every write of the partner on this shard (a primary-key
+ * lookup here; a partner without a row pays nothing more), by `state`:
+ * - `copying`: the move copies the partner; each row written (inserted, updated, deleted) is named in
+ *   `partner_move_changes`, which is what the move copies again once frozen;
+ * - `frozen`: every write is refused with a message src/transient.ts reads as "not now": the request is
+ *   answered 503 with Retry-After, and its retry reaches the partner's new shard;
+ * - `moved`: the partner went to `to_shard`; the mark stays as a forwarding address for whatever still
+ *   names this shard (a session, a link, a queue message): inserts and updates refused, deletes let through
+ *   (the move deletes what the partner left here);
+ * - `landing`: the move's own writes on the new shard, inside one batch that sets it and sets it back.
  */
 export const partnerMoves = sqliteTable("partner_moves", {
   partnerId: text("partner_id").primaryKey(),
   toShard: integer("to_shard"),
+  state: text("state").$type<"copying" | "frozen" | "moved" | "landing">().notNull().default("frozen"),
   startedAt: integer("started_at").notNull(),
 });
+
+/**
+ * The rows of a partner written on this shard while its mark was `copying` (partner_moves), one per row
+ * whatever the number of its writes: its table and its primary key's values as a JSON array. A row
+ * without a `partner_id` (a line, an attempt, a payout's entry) is never written without its application,
+ * event or payout, which stands for it. The move reads it once frozen and empties it.
+ */
+export const partnerMoveChanges = sqliteTable(
+  "partner_move_changes",
+  {
+    partnerId: text("partner_id").notNull(),
+    tableName: text("table_name").notNull(),
+    rowKey: text("row_key").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.partnerId, t.tableName, t.rowKey] })],
+);
 
 /**
  * A move an operator asked for, run by the Worker's cron (src/scheduled.ts), where the sessions' objects

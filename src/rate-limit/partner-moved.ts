@@ -30,7 +30,7 @@ export async function moveSessions(env: Env, partnerId: string, shard: number, a
 
 /**
  * A write of a token's partner refused on the session's shard because the partner is moving or has moved
- * off it (migration 0018): once it has moved, the token's session learns the new shard from the
+ * off it (migration 0019): once it has moved, the token's session learns the new shard from the
  * forwarding mark, so that the retry the 503 asks for goes there. What the move itself could not reach
  * (a login racing its switch, a move run where the Worker's objects were out of reach) ends here.
  */
