@@ -8,7 +8,7 @@ import { hashPassword, randomSecret, sealSecret } from "../../src/auth/crypto";
 import type { Role } from "../../src/domain/roles";
 import { totpCode, totpSecretOf } from "../../src/domain/totp";
 import { newId } from "../../src/ids";
-import type { TestPartner, Vars } from "./api";
+import { TEST_PASSWORD_ITERATIONS, type TestPartner, type Vars } from "./api";
 import { ConsoleBrowser } from "./console";
 import { dbOf } from "./shards";
 
@@ -44,7 +44,7 @@ export async function addTestPerson(partner: TestPartner, role: Role, email?: st
       partner.id,
       person.email,
       role,
-      await hashPassword(person.password, env.AUTH_PEPPER),
+      await hashPassword(person.password, env.AUTH_PEPPER, TEST_PASSWORD_ITERATIONS),
       await sealSecret(person.secret, env.AUTH_PEPPER, "totp-secret"),
       at,
       at,
