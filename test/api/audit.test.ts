@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { sha256Hex } from "../../src/auth/crypto";
 import { call, json, signIn } from "../support/api";
 import { applicationRequest, createApplication } from "../support/factories";
-import { app, approved, approvedWithTotal, put, shipped } from "../support/orders";
+import { app, approved, approvedWithTotal, oneItemOrder, put, shipped } from "../support/orders";
 import { auditRows } from "../support/people";
 import { dbOf } from "../support/shards";
 
@@ -67,19 +67,7 @@ describe("the API's writes in the audit log", () => {
     });
 
     const toChange = await approved(token);
-    const content = {
-      totalPrice: { amount: 1000, currency: "CZK" },
-      totalVat: [{ vatRate: 21, amount: 174, currency: "CZK" }],
-      items: [
-        {
-          code: "X",
-          name: "X",
-          quantity: 1,
-          totalPrice: { amount: 1000, currency: "CZK" },
-          totalVat: { vatRate: 21, amount: 174, currency: "CZK" },
-        },
-      ],
-    };
+    const content = oneItemOrder(1000, 174, { code: "X", name: "X" });
     expect(
       await oneEntry(
         partner.id,

@@ -15,24 +15,12 @@ import { ConsoleBrowser } from "../support/console";
 import { createApplication } from "../support/factories";
 import { browse, hiddenFields } from "../support/gateway";
 import { attempts, firstEvent, settled } from "../support/notifications";
-import { app } from "../support/orders";
+import { app, oneItemOrder } from "../support/orders";
 import { dbOf } from "../support/shards";
 
 const COUNTED = { COUNT_BINDINGS: "true" };
 
-const newOrder = {
-  totalPrice: { amount: 150000, currency: "CZK" },
-  totalVat: [{ vatRate: 21, amount: 26033, currency: "CZK" }],
-  items: [
-    {
-      code: "MON-27",
-      name: "Monitor",
-      quantity: 1,
-      totalPrice: { amount: 150000, currency: "CZK" },
-      totalVat: { vatRate: 21, amount: 26033, currency: "CZK" },
-    },
-  ],
-};
+const newOrder = oneItemOrder(150000, 26033);
 
 /** The partner's day through every surface: each step's status and the shards its request touched. */
 async function day(partner: TestPartner) {

@@ -4,6 +4,22 @@ import { submitGateway } from "./gateway";
 
 export const app = (id: string) => `/financing/v1/applications/${id}`;
 
+/** The order of a change to one item in CZK: its price and the 21 % VAT it includes. */
+export function oneItemOrder(amount: number, vat: number, item = { code: "MON-27", name: "Monitor" }) {
+  return {
+    totalPrice: { amount, currency: "CZK" },
+    totalVat: [{ vatRate: 21, amount: vat, currency: "CZK" }],
+    items: [
+      {
+        ...item,
+        quantity: 1,
+        totalPrice: { amount, currency: "CZK" },
+        totalVat: { vatRate: 21, amount: vat, currency: "CZK" },
+      },
+    ],
+  };
+}
+
 export interface OrderView {
   state: string;
   totalPrice: { amount: number; currency: string };

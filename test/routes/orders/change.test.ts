@@ -1,22 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { json, signIn } from "../../support/api";
 import { countRows, createApplication } from "../../support/factories";
-import { app, approved, approvedWithTotal, expect422, type OrderView, put } from "../../support/orders";
+import { app, approved, approvedWithTotal, expect422, type OrderView, oneItemOrder, put } from "../../support/orders";
 
 describe("PUT …/order (change)", () => {
-  const newContent = {
-    totalPrice: { amount: 150000, currency: "CZK" },
-    totalVat: [{ vatRate: 21, amount: 26033, currency: "CZK" }],
-    items: [
-      {
-        code: "MON-27",
-        name: "Monitor",
-        quantity: 1,
-        totalPrice: { amount: 150000, currency: "CZK" },
-        totalVat: { vatRate: 21, amount: 26033, currency: "CZK" },
-      },
-    ],
-  };
+  const newContent = oneItemOrder(150000, 26033);
 
   it("replaces the items and totals and answers the application", async () => {
     const { token } = await signIn();
